@@ -1,0 +1,111 @@
+"""The Python API for notebooks and scripts: the CLI's operations on one object.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> import kg
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "a.txt").write_text("We study grokking in small transformers.\\n")
+>>> graph = kg.open(folder / "store")
+>>> graph.build([folder / "a.txt"]).new
+1
+>>> graph.query("SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }").rows[0][0].toPython()
+1
+>>> graph.close()
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from kg.store import Store, default_store_path, open_store
+
+if TYPE_CHECKING:
+    import networkx as nx
+    from rdflib import Graph
+
+    from kg.build import BuildReport
+    from kg.results import Result
+    from kg.stats import Stats
+
+
+class KnowledgeGraph:
+    """A graph store opened for reading, with building and exporting on the side.
+
+    Reading holds the store's shared lock; :meth:`build` takes the exclusive one for
+    its duration and reopens for reading afterwards.
+    """
+
+    def __init__(self, store: str | os.PathLike[str] | None = None, *, endpoint: str | None = None) -> None:
+        self.location = Path(store or default_store_path())
+        self.endpoint = endpoint
+        self._store: Store | None = None
+        self._view: nx.MultiDiGraph | None = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = open_store(self.location, endpoint=self.endpoint)
+        return self._store
+
+    @property
+    def graph(self) -> Graph:
+        """The rdflib Graph (SPARQL runs in Oxigraph's engine)."""
+        return self.store.graph
+
+    @property
+    def nx(self) -> nx.MultiDiGraph:
+        """The NetworkX projection: entities and papers as nodes, links as edges."""
+        if self._view is None:
+            from kg.projection import project
+
+            self._view = project(self.store)
+        return self._view
+
+    def query(self, sparql: str) -> Result:
+        """Run SPARQL; the Result has ``columns``, ``rows`` and ``to_dataframe()``."""
+        return self.store.query(sparql)
+
+    def stats(self) -> Stats:
+        from kg.stats import collect_stats
+
+        return collect_stats(self.store)
+
+    def build(self, sources: Iterable[str | os.PathLike[str]], **options: object) -> BuildReport:
+        """Add abstracts from ``sources`` (see :func:`kg.build.build` for options)."""
+        from kg.build import build
+
+        self.close()
+        return build(sources, store=self.location, **options)  # type: ignore[arg-type]
+
+    def export(self, destination: str | os.PathLike[str] | IO[bytes], format: str = "ttl") -> None:
+        """Write the graph to a file path or binary stream in ``format`` (ttl, nt, nq, trig, jsonld, xml)."""
+        from kg.export import get_exporter
+
+        exporter = get_exporter(format)
+        if hasattr(destination, "write"):
+            exporter.write(self.store, destination)  # type: ignore[arg-type]
+            return
+        with open(destination, "wb") as stream:  # type: ignore[arg-type]
+            exporter.write(self.store, stream)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+        self._store = None
+        self._view = None
+
+    def __enter__(self) -> KnowledgeGraph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_graph(store: str | os.PathLike[str] | None = None, *, endpoint: str | None = None) -> KnowledgeGraph:
+    """Open the graph in ``store`` (default ``$KG_STORE`` or ``./.kg``) or at a SPARQL ``endpoint``."""
+    return KnowledgeGraph(store, endpoint=endpoint)
+
+

@@ -1,0 +1,275 @@
+"""The `kg` command line. Each subcommand is one small function over the library.
+
+Errors the user can act on (:class:`kg.errors.KGError`) print one line on stderr and
+exit with their status (2 for bad usage or input, 1 otherwise); ``--debug`` shows the
+traceback instead.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from kg.errors import KGError, UsageError
+
+QUERY_FORMATS = ("table", "csv", "tsv", "json", "xml")
+Command = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, tuple[Command, str]] = {}
+
+
+def command(name: str, help: str) -> Callable[[Command], Command]:
+    """Register a subcommand handler under ``name``."""
+
+    def register(handler: Command) -> Command:
+        COMMANDS[name] = (handler, help)
+        return handler
+
+    return register
+
+
+# --- build and extract ---------------------------------------------------------------------
+
+@command("build", "build or extend the graph from abstracts (default source: seeds/)")
+def cmd_build(args: argparse.Namespace) -> int:
+    from kg.build import build, print_progress
+
+    sources = args.sources or _default_sources()
+    report = build(sources, store=args.store, model=args.model, workers=args.workers,
+                   skip_bad=args.skip_bad, progress=print_progress)
+    _report_skipped(report.bad)
+    print(report.summary(), file=sys.stderr)
+    return 0
+
+
+@command("extract", "print the entities and relations of each abstract as JSON lines (no store)")
+def cmd_extract(args: argparse.Namespace) -> int:
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import iter_source_files, read_documents
+
+    if args.format != "jsonl":
+        raise UsageError(f"unknown extract format {args.format!r}; the only one is jsonl")
+    files = list(iter_source_files(args.sources))
+    bad: list[KGError] = []
+    # Validate everything first so that bad input stops before any output is written.
+    for _ in read_documents(files, on_error=bad.append if args.skip_bad else None):
+        pass
+    extractor = Extractor(model=args.model, profile=args.profile, workers=args.workers)
+    out = sys.stdout
+    for record in extractor.extract(read_documents(files, on_error=lambda _: None)):
+        out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+    out.flush()
+    _report_skipped(bad)
+    return 0
+
+
+# --- reading the graph -----------------------------------------------------------------------
+
+@command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
+def cmd_query(args: argparse.Namespace) -> int:
+    from kg.results import render
+
+    if args.file:
+        sparql = _read_query_file(args.file)
+    elif args.sparql:
+        sparql = args.sparql
+    else:
+        raise UsageError("give a SPARQL query, or -f FILE")
+    with _open_for_reading(args) as store:
+        result = store.query(sparql)
+    _write_text(render(result, args.format))
+    return 0
+
+
+@command("stats", "count papers, entities per type, relations and triples")
+def cmd_stats(args: argparse.Namespace) -> int:
+    from kg.stats import collect_stats
+
+    with _open_for_reading(args) as store:
+        stats = collect_stats(store)
+    _write_text(json.dumps(stats.to_json(), indent=2) if args.format == "json" else stats.to_text())
+    return 0
+
+
+@command("export", "write the graph as ttl, nt, nq, trig, jsonld or xml")
+def cmd_export(args: argparse.Namespace) -> int:
+    from kg.export import EXPORTERS, get_exporter
+
+    name = args.format or _format_from_suffix(args.output, EXPORTERS) or "ttl"
+    exporter = get_exporter(name)
+    with _open_for_reading(args) as store:
+        if args.output in (None, "-"):
+            exporter.write(store, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        else:
+            _write_atomically(Path(args.output), lambda stream: exporter.write(store, stream))
+    return 0
+
+
+@command("validate", "check the graph against the SHACL shapes in ontology/shapes.ttl")
+def cmd_validate(args: argparse.Namespace) -> int:
+    from kg.validate import validate
+
+    with _open_for_reading(args) as store:
+        report = validate(store)
+    _write_text(report.text)
+    return 0 if report.conforms else 1
+
+
+@command("shell", "open the interactive query shell")
+def cmd_shell(args: argparse.Namespace) -> int:
+    from shell.app import run_shell
+
+    return run_shell(store=args.store, endpoint=args.endpoint)
+
+
+# --- the parser ------------------------------------------------------------------------------
+
+def make_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", metavar="DIR", default=argparse.SUPPRESS,
+                        help="the graph store directory (default: $KG_STORE or ./.kg)")
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks")
+    reading = argparse.ArgumentParser(add_help=False)
+    reading.add_argument("--endpoint", metavar="URL", default=argparse.SUPPRESS,
+                         help="query a SPARQL 1.1 endpoint instead of the local store")
+    nlp = argparse.ArgumentParser(add_help=False)
+    nlp.add_argument("sources", nargs="*", metavar="SOURCE", help="a .txt, .jsonl, .csv or .tsv file, or a folder")
+    nlp.add_argument("--workers", type=_positive_int, default=1, help="extraction processes (default 1)")
+    nlp.add_argument("--model", default=None,
+                     help="spaCy pipeline (default: $KG_SPACY_MODEL or the installed en_core_web_sm)")
+    nlp.add_argument("--skip-bad", action="store_true",
+                     help="skip bad records and report them, instead of stopping at the first")
+
+    parser = argparse.ArgumentParser(
+        prog="kg", parents=[common],
+        description="Build and explore a knowledge graph of machine-learning research from paper abstracts.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    build = sub.add_parser("build", parents=[common, nlp], help=COMMANDS["build"][1])
+    extract = sub.add_parser("extract", parents=[common, nlp], help=COMMANDS["extract"][1])
+    extract.add_argument("--format", default="jsonl", help="output format (jsonl)")
+    extract.add_argument("--profile", choices=("default", "scierc"), default="default",
+                         help="scierc: every typed span, as the SciERC benchmark scores them")
+    query = sub.add_parser("query", parents=[common, reading], help=COMMANDS["query"][1])
+    query.add_argument("sparql", nargs="?", help="the query text")
+    query.add_argument("-f", "--file", help="read the query from FILE ('-' for stdin)")
+    query.add_argument("--format", choices=QUERY_FORMATS, default="table")
+    stats = sub.add_parser("stats", parents=[common, reading], help=COMMANDS["stats"][1])
+    stats.add_argument("--format", choices=("text", "json"), default="text")
+    export = sub.add_parser("export", parents=[common], help=COMMANDS["export"][1])
+    export.add_argument("--format", default=None, help="ttl, nt, nq, trig, jsonld, xml (default: from -o, else ttl)")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: stdout)")
+    sub.add_parser("validate", parents=[common], help=COMMANDS["validate"][1])
+    sub.add_parser("shell", parents=[common, reading], help=COMMANDS["shell"][1])
+    del build  # configured through its parents
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    args.store = getattr(args, "store", None)
+    args.endpoint = getattr(args, "endpoint", None)
+    debug = getattr(args, "debug", False)
+    handler, _ = COMMANDS[args.command]
+    try:
+        return handler(args)
+    except KGError as err:
+        if debug:
+            raise
+        print(f"kg: error: {err}", file=sys.stderr)
+        return err.exit_status
+    except KeyboardInterrupt:
+        print("kg: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader (head, less) went away; that is not an error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def _open_for_reading(args: argparse.Namespace):
+    from kg.store import open_store
+
+    return open_store(args.store, endpoint=args.endpoint)
+
+
+def _default_sources() -> list[str]:
+    if Path("seeds").is_dir():
+        return ["seeds"]
+    raise UsageError("give one or more SOURCE files or folders (there is no ./seeds to default to)")
+
+
+def _report_skipped(bad: list[KGError]) -> None:
+    if bad:
+        print(f"kg: skipped {len(bad)} bad record(s):", file=sys.stderr)
+        for err in bad:
+            print(f"  {err}", file=sys.stderr)
+
+
+def _read_query_file(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{name}: no such file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"{name}: cannot read the query: {err}") from None
+
+
+def _format_from_suffix(output: str | None, exporters: dict) -> str | None:
+    if not output or output == "-":
+        return None
+    suffix = Path(output).suffix.lower()
+    return next((name for name, e in exporters.items() if e.suffix == suffix), None)
+
+
+def _write_atomically(path: Path, write: Callable) -> None:
+    """Write through a temporary file beside ``path``, so a failure leaves no half-written file."""
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise UsageError(f"{path}: no such directory {directory}")
+    handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{path.name}.", delete=False)
+    try:
+        with handle:
+            write(handle)
+        os.replace(handle.name, path)
+    except BaseException:
+        os.unlink(handle.name)
+        raise
+
+
+def _write_text(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    sys.stdout.flush()
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("abstract-kg")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

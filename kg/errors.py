@@ -1,0 +1,86 @@
+"""Every error the project raises on purpose, in one place.
+
+The command line turns a :class:`KGError` into one line on stderr and its
+``exit_status``; anything else is a bug and keeps its traceback.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class KGError(Exception):
+    """Base class: a failure the user can act on, reported without a traceback."""
+
+    exit_status = 1
+
+
+class UsageError(KGError):
+    """The command was called wrongly (bad option value, missing argument)."""
+
+    exit_status = 2
+
+
+class InputError(KGError):
+    """A source file or one of its records cannot be read.
+
+    The message names the file and, where there is one, the line.
+
+    Examples
+    --------
+    >>> str(InputError("seeds/a.jsonl", "malformed JSON: Expecting value", line=3))
+    'seeds/a.jsonl:3: malformed JSON: Expecting value'
+    >>> str(InputError("missing.txt", "no such file or directory"))
+    'missing.txt: no such file or directory'
+    """
+
+    exit_status = 2
+
+    def __init__(self, path: str | Path, message: str, *, line: int | None = None) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = self.path if line is None else f"{self.path}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+class ModelNotFoundError(KGError):
+    """No usable spaCy pipeline is installed."""
+
+
+class StoreError(KGError):
+    """The store cannot be opened, is locked, or is not a store of this project."""
+
+
+class QuerySyntaxError(KGError):
+    """A SPARQL query does not parse; carries the line and column where known."""
+
+    exit_status = 2
+
+    def __init__(self, message: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.line = line
+        self.column = column
+        self.message = message
+        where = "" if line is None else f"line {line}, column {column}: "
+        super().__init__(f"SPARQL syntax error: {where}{message}")
+
+
+class QueryError(KGError):
+    """A query parsed but could not be evaluated (or the endpoint refused it)."""
+
+
+class EntityNotFoundError(KGError):
+    """A concept named on the command line is not in the graph.
+
+    Examples
+    --------
+    >>> str(EntityNotFoundError("CLIPP", suggestions=["CLIP", "BLIP"]))
+    "no entity named 'CLIPP'; did you mean: CLIP, BLIP?"
+    """
+
+    exit_status = 2
+
+    def __init__(self, name: str, *, suggestions: list[str] | tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.suggestions = tuple(suggestions)
+        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"no entity named {name!r}{hint}")

@@ -1,0 +1,86 @@
+"""Acronym definitions found with the Schwartz-Hearst algorithm (PSB 2003).
+
+``long form (SHORT)``: the short form is 2-10 characters with a letter, at most two
+words; the long form is the shortest stretch of the preceding words whose characters
+cover the short form's letters right to left, its first letter starting a word.
+
+Examples
+--------
+>>> text = "This work presents Adaptive Return-conditioned Policy (ARP), an efficient framework."
+>>> [(text[a:b], text[c:d]) for a, b, c, d in find_definitions(text)]
+[('ARP', 'Adaptive Return-conditioned Policy')]
+>>> text = "Large language models (LLMs) have shown promise."
+>>> [(text[a:b], text[c:d]) for a, b, c, d in find_definitions(text)]
+[('LLMs', 'Large language models')]
+>>> find_definitions("We report accuracy (see Table 2).")
+[]
+"""
+from __future__ import annotations
+
+import re
+
+_PAREN = re.compile(r"\(([^()]{1,40})\)")
+_WORD = re.compile(r"\S+")
+
+
+def find_definitions(text: str, *, start: int = 0, end: int | None = None) -> list[tuple[int, int, int, int]]:
+    """Every ``(short_start, short_end, long_start, long_end)`` definition in ``text[start:end]``.
+
+    Offsets are into ``text``; callers pass one sentence at a time as ``start``/``end``.
+    """
+    end = len(text) if end is None else end
+    found = []
+    for paren in _PAREN.finditer(text, start, end):
+        inside = paren.group(1)
+        # "(ARP; Smith et al.)" or "(ARP, for short)": the short form is the first part.
+        short = re.split(r"[;,]", inside, maxsplit=1)[0].strip()
+        if not _is_short_form(short):
+            continue
+        short_start = paren.start(1) + inside.index(short)
+        window = _words_before(text, start, paren.start(), limit=min(len(short) + 5, len(short) * 2))
+        if not window:
+            continue
+        window_start = window[0][0]
+        long_form = _best_long_form(short, text[window_start:paren.start()].rstrip())
+        if long_form is None:
+            continue
+        long_end = window_start + len(text[window_start:paren.start()].rstrip())
+        long_start = long_end - len(long_form)
+        found.append((short_start, short_start + len(short), long_start, long_end))
+    return found
+
+
+def _is_short_form(candidate: str) -> bool:
+    return (
+        2 <= len(candidate) <= 10
+        and len(candidate.split()) <= 2
+        and any(ch.isalpha() for ch in candidate)
+        and candidate[0].isalnum()
+        and any(ch.isupper() for ch in candidate)
+    )
+
+
+def _words_before(text: str, floor: int, stop: int, *, limit: int) -> list[tuple[int, int]]:
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text, floor, stop)]
+    return words[-limit:]
+
+
+def _best_long_form(short: str, long: str) -> str | None:
+    s, i = len(short) - 1, len(long) - 1
+    while s >= 0:
+        ch = short[s].lower()
+        if not ch.isalnum():
+            s -= 1
+            continue
+        # The short form's first character must start a word of the long form.
+        while i >= 0 and (long[i].lower() != ch or (s == 0 and i > 0 and long[i - 1].isalnum())):
+            i -= 1
+        if i < 0:
+            return None
+        i -= 1
+        s -= 1
+    begin = long.rfind(" ", 0, i + 1) + 1
+    candidate = long[begin:]
+    if len(candidate) <= len(short) or short.lower() in candidate.lower().split():
+        return None
+    return candidate

@@ -1,0 +1,238 @@
+"""The project's spaCy pipeline components, registered by name.
+
+Each component computes its matches first and then sets annotations (span groups, so
+that the results survive ``nlp.pipe(n_process=...)``):
+
+==================  ======================================  ==========================
+component           requires                                assigns
+==================  ======================================  ==========================
+``kg_acronyms``     sentence boundaries                      ``doc.spans["kg_short"]``, ``["kg_long"]``
+``kg_vocabulary``   tokens                                   ``doc.spans["kg_vocabulary"]``
+``kg_candidates``   the dependency parse (noun chunks)       ``doc.spans["kg_candidates"]``
+``kg_entities``     the three above                          ``doc.spans["kg_entities"]``, ``["kg_proposed"]``
+==================  ======================================  ==========================
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from kg.extract import cues
+from kg.extract.acronyms import find_definitions
+from kg.extract.vocabulary import load_vocabulary
+from kg.normalize import fold
+
+PROFILES = ("default", "scierc")
+
+
+@Language.factory("kg_acronyms", requires=["token.is_sent_start"], assigns=["doc.spans"])
+def make_acronym_finder(nlp: Language, name: str) -> AcronymFinder:
+    return AcronymFinder(name=name)
+
+
+class AcronymFinder:
+    """Marks ``long form (SHORT)`` definitions: ``kg_short[i]`` abbreviates ``kg_long[i]``."""
+
+    def __init__(self, *, name: str = "kg_acronyms") -> None:
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations(doc, self.find(doc))
+        return doc
+
+    def find(self, doc: Doc) -> list[tuple[Span, Span]]:
+        pairs = []
+        for sent in doc.sents:
+            for s0, s1, l0, l1 in find_definitions(doc.text, start=sent.start_char, end=sent.end_char):
+                short = doc.char_span(s0, s1, alignment_mode="expand")
+                long = doc.char_span(l0, l1, alignment_mode="expand")
+                if short is not None and long is not None:
+                    pairs.append((short, long))
+        return pairs
+
+    @staticmethod
+    def set_annotations(doc: Doc, pairs: list[tuple[Span, Span]]) -> None:
+        doc.spans["kg_short"] = [short for short, _ in pairs]
+        doc.spans["kg_long"] = [long for _, long in pairs]
+
+
+@Language.factory("kg_vocabulary", assigns=["doc.spans"])
+def make_vocabulary_matcher(nlp: Language, name: str) -> VocabularyMatcher:
+    return VocabularyMatcher(nlp, name=name)
+
+
+class VocabularyMatcher:
+    """Finds the curated vocabularies' labels; span label = entity type, kb_id = concept label.
+
+    Labels written with capitals inside (CLIP, LoRA) or short ones (Adam, ARC) match
+    case-sensitively, the rest case-insensitively, so "Adam" the optimiser is found and
+    "adam" the word is not.
+    """
+
+    def __init__(self, nlp: Language, *, name: str = "kg_vocabulary") -> None:
+        self.name = name
+        self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.folded = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self._terms: dict[str, tuple[str, str]] = {}
+        for term in load_vocabulary():
+            key = f"{term.type}\t{term.label}"
+            self._terms[key] = (term.type, term.label)
+            matcher = self.exact if _case_matters(term.text) else self.folded
+            matcher.add(key, [nlp.make_doc(term.text)])
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations(doc, self.find(doc))
+        return doc
+
+    def find(self, doc: Doc) -> list[Span]:
+        spans = []
+        for matcher in (self.exact, self.folded):
+            for match_id, start, end in matcher(doc):
+                entity_type, label = self._terms[doc.vocab.strings[match_id]]
+                spans.append(Span(doc, start, end, label=entity_type, kb_id=label))
+        return filter_spans(spans)
+
+    @staticmethod
+    def set_annotations(doc: Doc, spans: list[Span]) -> None:
+        doc.spans["kg_vocabulary"] = spans
+
+
+def _case_matters(text: str) -> bool:
+    return len(text) <= 5 or any(ch.isupper() for ch in text[1:])
+
+
+@Language.factory("kg_candidates", requires=["token.dep", "token.pos"], assigns=["doc.spans"])
+def make_candidate_finder(nlp: Language, name: str) -> CandidateFinder:
+    return CandidateFinder(name=name)
+
+
+class CandidateFinder:
+    """Noun phrases and name-like tokens, trimmed and typed by head word and context cues."""
+
+    def __init__(self, *, name: str = "kg_candidates") -> None:
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations(doc, self.find(doc))
+        return doc
+
+    def find(self, doc: Doc) -> list[Span]:
+        spans = []
+        for chunk in doc.noun_chunks:
+            spans.extend(_typed_phrases(chunk))
+        covered = {i for span in spans for i in range(span.start, span.end)}
+        for token in doc:
+            if token.i not in covered and cues.looks_like_name(token.text):
+                spans.append(Span(doc, token.i, token.i + 1, label=cues.type_of_name(token)))
+        return filter_spans(spans)
+
+    @staticmethod
+    def set_annotations(doc: Doc, spans: list[Span]) -> None:
+        doc.spans["kg_candidates"] = spans
+
+
+def _typed_phrases(chunk: Span) -> Iterable[Span]:
+    doc = chunk.doc
+    start, end = chunk.start, chunk.end
+    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ")
+                           or doc[start].lower_ in cues.WEAK_MODIFIERS or doc[start].tag_ == "POS"):
+        start += 1
+    # "the agent's policy": keep what follows the possessive.
+    for i in range(start, end):
+        if doc[i].tag_ == "POS":
+            start = i + 1
+    if start >= end:
+        return
+    span = doc[start:end]
+    head = span.root
+    entity_type = cues.type_of_head(head, span)
+    if entity_type is None:
+        # "the CLIP model": a name in front of a generic head is the entity.
+        names = [t for t in span if cues.looks_like_name(t.text)]
+        if len(names) == 1 and head.lemma_.lower() in cues.GENERIC_HEADS:
+            name = names[0]
+            yield Span(doc, name.i, name.i + 1, label=cues.type_of_name(name))
+        return
+    if cues.is_generic(span):
+        return
+    yield Span(doc, span.start, span.end, label=entity_type)
+
+
+@Language.factory(
+    "kg_entities",
+    default_config={"profile": "default"},
+    requires=["doc.spans"],
+    assigns=["doc.spans"],
+)
+def make_entity_resolver(nlp: Language, name: str, profile: str) -> EntityResolver:
+    return EntityResolver(name=name, profile=profile)
+
+
+class EntityResolver:
+    """Chooses the entity spans: vocabulary over acronym long forms over candidates.
+
+    The ``scierc`` profile keeps every typed span; the default profile drops generic
+    and stop-listed phrases that do not deserve a node.
+    """
+
+    def __init__(self, *, name: str = "kg_entities", profile: str = "default") -> None:
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
+        self.name = name
+        self.profile = profile
+
+    def __call__(self, doc: Doc) -> Doc:
+        entities, proposed = self.find(doc)
+        self.set_annotations(doc, entities, proposed)
+        return doc
+
+    def find(self, doc: Doc) -> tuple[list[Span], list[Span]]:
+        long_forms = list(doc.spans.get("kg_long", []))
+        short_forms = {fold(s.text): long for s, long in zip(doc.spans.get("kg_short", []), long_forms)}
+        vocabulary = list(doc.spans.get("kg_vocabulary", []))
+        candidates = list(doc.spans.get("kg_candidates", []))
+        typed_long = [self._type_long_form(long, vocabulary, candidates) for long in long_forms]
+        # Earlier lists win overlaps: filter_spans prefers longer spans, so rank by priority first.
+        ranked = vocabulary + [s for s in typed_long if s is not None] + candidates
+        chosen = _by_priority(ranked)
+        # Later uses of a defined acronym take the long form's type.
+        for token in doc:
+            long = short_forms.get(fold(token.text))
+            if long is not None and not any(s.start <= token.i < s.end for s in chosen):
+                typed = next((s for s in typed_long if s is not None and s.start == long.start), None)
+                if typed is not None:
+                    chosen.append(Span(doc, token.i, token.i + 1, label=typed.label_))
+        chosen.sort(key=lambda s: (s.start, s.end))
+        if self.profile == "default":
+            chosen = [s for s in chosen if not cues.is_stopword_entity(s.text)]
+        proposed = cues.proposed_spans(chosen)
+        return chosen, proposed
+
+    @staticmethod
+    def _type_long_form(long: Span, vocabulary: list[Span], candidates: list[Span]) -> Span | None:
+        for group in (vocabulary, candidates):
+            for span in group:
+                if span.start < long.end and long.start < span.end:
+                    return Span(long.doc, long.start, long.end, label=span.label_)
+        entity_type = cues.type_of_head(long.root, long) or "Method"
+        return Span(long.doc, long.start, long.end, label=entity_type)
+
+    @staticmethod
+    def set_annotations(doc: Doc, entities: list[Span], proposed: list[Span]) -> None:
+        doc.spans["kg_entities"] = entities
+        doc.spans["kg_proposed"] = proposed
+
+
+def _by_priority(spans: list[Span]) -> list[Span]:
+    taken: set[int] = set()
+    chosen = []
+    for span in spans:
+        if not taken.intersection(range(span.start, span.end)):
+            chosen.append(span)
+            taken.update(range(span.start, span.end))
+    return chosen
+

@@ -1,0 +1,89 @@
+"""The extraction pipeline: a spaCy English pipeline plus the project's components.
+
+Extraction is a pure function from documents to :class:`~kg.extract.records.DocumentRecord`,
+so it can run in worker processes while a single writer stores the results.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from kg.extract.model import resolve_model
+from kg.extract.records import DocumentRecord, Entity, Mention
+from kg.normalize import entity_key, fold
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+    from kg.ingest import Document
+
+# The stock pipeline's own NER labels people, places and dates, none of which we keep.
+_EXCLUDED = ("ner",)
+BATCH_SIZE = 64
+
+
+def build_pipeline(model: str | None = None, *, profile: str = "default") -> Language:
+    """Load the spaCy pipeline ``model`` (see :func:`resolve_model`) and add the project's components."""
+    import spacy
+
+    import kg.extract.components  # noqa: F401  (registers the factories)
+
+    nlp = spacy.load(resolve_model(model), exclude=list(_EXCLUDED))
+    nlp.add_pipe("kg_acronyms")
+    nlp.add_pipe("kg_vocabulary")
+    nlp.add_pipe("kg_candidates")
+    nlp.add_pipe("kg_entities", config={"profile": profile})
+    return nlp
+
+
+class Extractor:
+    """Runs the pipeline over documents and yields one record per document, in input order.
+
+    Parameters
+    ----------
+    model : str, optional
+        spaCy pipeline name or path; default from ``$KG_SPACY_MODEL`` or the installed one.
+    profile : {"default", "scierc"}
+        ``scierc`` keeps every typed span (what the SciERC benchmark scores).
+    workers : int
+        Processes for ``nlp.pipe``; 1 runs in this process.
+    """
+
+    def __init__(self, *, model: str | None = None, profile: str = "default", workers: int = 1) -> None:
+        self.nlp = build_pipeline(model, profile=profile)
+        self.workers = max(1, workers)
+
+    def extract(self, documents: Iterable[Document]) -> Iterator[DocumentRecord]:
+        for record, _ in self.extract_with_documents(documents):
+            yield record
+
+    def extract_with_documents(self, documents: Iterable[Document]) -> Iterator[tuple[DocumentRecord, Document]]:
+        """Like :meth:`extract`, each record paired with the document it came from."""
+        pairs = ((d.text, d) for d in documents)
+        kwargs = {"n_process": self.workers} if self.workers > 1 else {}
+        for doc, document in self.nlp.pipe(pairs, as_tuples=True, batch_size=BATCH_SIZE, **kwargs):
+            yield record_from_doc(doc, document), document
+
+
+def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
+    """Group a processed Doc's entity spans into one :class:`Entity` per concept."""
+    long_of_short = {fold(s.text): long for s, long in zip(doc.spans["kg_short"], doc.spans["kg_long"])}
+    proposed = {(s.start, s.end) for s in doc.spans["kg_proposed"]}
+    groups: dict[str, dict] = {}
+    for span in doc.spans["kg_entities"]:
+        long = long_of_short.get(fold(span.text))
+        name = long.text if long is not None else (span.kb_id_ or span.text)
+        key = entity_key(name)
+        group = groups.setdefault(key, {"label": long.text if long is not None else span.text,
+                                        "type": span.label_, "forms": {}, "proposed": False, "mentions": []})
+        group["forms"].setdefault(fold(span.text), span.text)
+        group["mentions"].append(Mention(span.start_char, span.end_char, span.text))
+        group["proposed"] |= (span.start, span.end) in proposed
+    entities = []
+    for key, group in groups.items():
+        label_fold = fold(group["label"])
+        aliases = tuple(text for folded, text in group["forms"].items() if folded != label_fold)
+        entities.append(Entity(id=key, label=group["label"], type=group["type"], aliases=aliases,
+                               proposed=group["proposed"], mentions=tuple(group["mentions"])))
+    return DocumentRecord(id=document.id, source=document.source, title=document.title, entities=tuple(entities))

@@ -1,0 +1,90 @@
+"""What extraction produces: plain, immutable records with no RDF in them.
+
+They are the contract between extraction (which may run in worker processes) and the
+single writer that turns them into triples, and they serialise to the ``kg extract``
+JSON lines of DESIGN.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One occurrence of an entity: character offsets into the document text (end exclusive)."""
+
+    start: int
+    end: int
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One concept of one document, with every surface form it takes there."""
+
+    id: str
+    label: str
+    type: str
+    aliases: tuple[str, ...] = ()
+    proposed: bool = False
+    mentions: tuple[Mention, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "label": self.label,
+            "type": self.type,
+            "aliases": list(self.aliases),
+            "proposed": self.proposed,
+            "mentions": [m.to_json() for m in self.mentions],
+        }
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A typed, directed link between two entities of a document, with the sentence that states it."""
+
+    subject: str
+    predicate: str
+    object: str
+    subject_span: tuple[int, int]
+    object_span: tuple[int, int]
+    evidence: str
+    confidence: float
+    scierc: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "subject_span": list(self.subject_span),
+            "object_span": list(self.object_span),
+            "scierc": self.scierc,
+            "evidence": self.evidence,
+            "confidence": round(self.confidence, 3),
+        }
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """Everything extracted from one document."""
+
+    id: str
+    source: str
+    title: str | None = None
+    entities: tuple[Entity, ...] = ()
+    relations: tuple[Relation, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source": self.source,
+            "title": self.title,
+            "entities": [e.to_json() for e in self.entities],
+            "relations": [r.to_json() for r in self.relations],
+        }

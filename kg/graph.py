@@ -1,0 +1,115 @@
+"""From extraction records to RDF triples, in ontology terms only. No NLP here.
+
+Examples
+--------
+>>> from kg.ingest import Document
+>>> from kg.namespace import KG
+>>> doc = Document("p1", "We propose LoRA.", "a.txt:1", title="LoRA", meta={"year": 2021})
+>>> triples = paper_triples(doc)
+>>> (paper_iri("p1"), RDF.type, KG.Paper) in triples
+True
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import DCTERMS, RDF, RDFS, SDO, SKOS, XSD
+
+from kg.canon import Registry
+from kg.namespace import KG, entity_iri, paper_iri
+
+if TYPE_CHECKING:
+    from kg.extract.records import DocumentRecord
+    from kg.ingest import Document
+    from kg.store import Triple
+
+_YEAR = re.compile(r"^\d{4}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def paper_triples(document: Document) -> list[Triple]:
+    """A paper's own description: type, ids, abstract, metadata and where it was read."""
+    paper = paper_iri(document.id)
+    triples: list[Triple] = [
+        (paper, RDF.type, KG.Paper),
+        (paper, DCTERMS.identifier, Literal(document.id)),
+        (paper, DCTERMS.abstract, Literal(document.text)),
+        source_triple(document),
+    ]
+    if document.title:
+        triples.append((paper, DCTERMS.title, Literal(document.title)))
+    meta = document.meta
+    for author in meta.get("authors", ()):
+        triples.append((paper, DCTERMS.creator, Literal(author)))
+    for category in meta.get("categories", ()):
+        triples.append((paper, DCTERMS.subject, Literal(category)))
+    date = meta.get("date") or meta.get("year")
+    if date:
+        triples.append((paper, DCTERMS.date, _date_literal(str(date))))
+    if meta.get("url"):
+        triples.append((paper, SDO.url, Literal(str(meta["url"]), datatype=XSD.anyURI)))
+    return triples
+
+
+def source_triple(document: Document) -> Triple:
+    """The record that this abstract was read at ``document.source``."""
+    return (paper_iri(document.id), KG.sourceLocation, Literal(document.source))
+
+
+def record_triples(record: DocumentRecord, registry: Registry) -> list[Triple]:
+    """Entities of one document, merged into the corpus through ``registry``, and the paper's links to them."""
+    paper = paper_iri(record.id)
+    triples: list[Triple] = []
+    for entity in record.entities:
+        resolved = registry.resolve(entity)
+        node = entity_iri(resolved.key)
+        if resolved.is_new:
+            triples += [
+                (node, RDF.type, KG[resolved.type]),
+                (node, RDFS.label, Literal(resolved.label)),
+                (node, SKOS.prefLabel, Literal(resolved.label)),
+            ]
+        triples += [(node, SKOS.altLabel, Literal(alias)) for alias in resolved.aliases]
+        triples.append((paper, KG.mentions, node))
+        if entity.proposed:
+            triples.append((paper, KG.proposes, node))
+    return triples
+
+
+def registry_query() -> str:
+    """SPARQL that lists the stored entities with type, label and aliases, for :func:`load_registry`."""
+    return """
+        SELECT ?e ?type ?label (GROUP_CONCAT(?alias; SEPARATOR="\\u001f") AS ?aliases) WHERE {
+          ?e a ?type ; rdfs:label ?label .
+          VALUES ?type { kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon }
+          OPTIONAL { ?e skos:altLabel ?alias }
+        } GROUP BY ?e ?type ?label"""
+
+
+def key_of(node: URIRef) -> str:
+    """The canonical key in an entity IRI (inverse of :func:`kg.namespace.entity_iri`)."""
+    from urllib.parse import unquote
+
+    prefix = str(entity_iri(""))
+    return unquote(str(node)[len(prefix):])
+
+
+def load_registry(rows: Iterable[tuple]) -> Registry:
+    """A :class:`Registry` of the entities already stored, from :func:`registry_query` rows."""
+    registry = Registry()
+    for node, entity_type, label, aliases in rows:
+        type_name = str(entity_type).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        names = tuple(a for a in str(aliases or "").split("\u001f") if a)
+        registry.add_known(key_of(node), type_name, str(label), names)
+    return registry
+
+
+def _date_literal(value: str) -> Literal:
+    if _YEAR.match(value):
+        return Literal(value, datatype=XSD.gYear)
+    if _DATE.match(value):
+        return Literal(value, datatype=XSD.date)
+    return Literal(value)

@@ -1,0 +1,64 @@
+"""Pure string folding shared by extraction and canonicalisation.
+
+Examples
+--------
+>>> fold("The Vision-Transformers")
+'vision transformer'
+>>> fold("LLMs")
+'llm'
+>>> fold("loss"), fold("social bias"), fold("policies"), fold("losses"), fold("robotics")
+('loss', 'social bias', 'policy', 'loss', 'robotics')
+>>> entity_key("Adaptive Return-conditioned Policy")
+'adaptive-return-conditioned-policy'
+>>> entity_key("GPT-4")
+'gpt-4'
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_DASHES = re.compile(r"[\u2010-\u2015\u2212_-]")
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+_SPACES = re.compile(r"\s+")
+_NOT_KEY = re.compile(r"[^\w+.#'-]")
+
+
+def fold(text: str) -> str:
+    """Fold case, hyphens, whitespace, a leading article and a final plural 's'.
+
+    Two surface forms that fold alike name the same concept.
+    """
+    text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    text = _SPACES.sub(" ", _DASHES.sub(" ", text)).strip()
+    text = _LEADING_ARTICLE.sub("", text)
+    words = text.split(" ")
+    words[-1] = singular(words[-1])
+    return " ".join(words)
+
+
+_INVARIANT_ENDINGS = ("ss", "us", "is", "ics", "ias", "ies", "ous", "ws")
+_INVARIANT = frozenset({"series", "species", "news", "lens", "gas", "alias", "atlas", "canvas", "chaos"})
+
+
+def singular(word: str) -> str:
+    """The singular of an English plural noun, conservatively (unknown words stay as they are)."""
+    if len(word) <= 3 or not word.endswith("s") or word in _INVARIANT or not word[-2].isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zzes")):
+        return word[:-2]
+    if word.endswith(_INVARIANT_ENDINGS):
+        return word
+    return word[:-1]
+
+
+def entity_key(label: str) -> str:
+    """A readable, IRI-friendly key for the concept a label names (folded, hyphen-joined).
+
+    Hyphens inside a name that carries digits (GPT-4, CIFAR-10) are kept, so that
+    "GPT-4" and "GPT 4" still fold together but read naturally.
+    """
+    folded = fold(label)
+    return _NOT_KEY.sub("", folded.replace(" ", "-")).strip("-.") or "_"

