@@ -1,0 +1,98 @@
+"""Naming concepts: find an entity by label, alias or IRI, with "did you mean" for near misses.
+
+Examples
+--------
+>>> from kg.namespace import entity_iri
+>>> clip, arp = str(entity_iri("clip")), str(entity_iri("adaptive-return-conditioned-policy"))
+>>> index = LabelIndex([(clip, "CLIP", ()), (arp, "Adaptive Return-conditioned Policy", ("ARP",))])
+>>> index.resolve("arp") == arp
+True
+>>> index.resolve("kgr:entity/clip") == index.resolve("clip") == clip
+True
+>>> index.resolve("CLIPP")
+Traceback (most recent call last):
+...
+kg.errors.EntityNotFoundError: no entity named 'CLIPP'; did you mean: CLIP?
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from kg.errors import EntityNotFoundError
+from kg.namespace import PREFIXES
+from kg.normalize import fold
+
+if TYPE_CHECKING:
+    from kg.store import Store
+
+LABELS_QUERY = """
+SELECT ?e ?label (GROUP_CONCAT(?alias; SEPARATOR="\\u001f") AS ?aliases) WHERE {
+  VALUES ?type { kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon }
+  ?e a ?type ; rdfs:label ?label .
+  OPTIONAL { ?e skos:altLabel ?alias }
+} GROUP BY ?e ?label"""
+
+
+class LabelIndex:
+    """Entities by folded label and alias; labels win over aliases, then the shorter IRI."""
+
+    def __init__(self, entries: Iterable[tuple[str, str, Iterable[str]]]) -> None:
+        self.labels: dict[str, str] = {}  # IRI -> label
+        self._by_label: dict[str, list[str]] = {}
+        self._by_alias: dict[str, list[str]] = {}
+        for iri, label, aliases in entries:
+            self.labels[iri] = label
+            self._by_label.setdefault(fold(label), []).append(iri)
+            for alias in aliases:
+                self._by_alias.setdefault(fold(alias), []).append(iri)
+        for table in (self._by_label, self._by_alias):
+            for iris in table.values():
+                iris.sort(key=lambda iri: (len(iri), iri))
+
+    @classmethod
+    def from_store(cls, store: Store) -> LabelIndex:
+        rows = store.query(LABELS_QUERY).rows
+        return cls((str(e), str(label), [a for a in str(aliases or "").split("\u001f") if a])
+                   for e, label, aliases in rows)
+
+    def candidates(self, name: str) -> list[str]:
+        """Every entity ``name`` may denote, best first (empty when none)."""
+        iri = _expand(name.strip())
+        if iri in self.labels:
+            return [iri]
+        key = fold(name)
+        found = self._by_label.get(key, []) + self._by_alias.get(key, [])
+        return list(dict.fromkeys(found))
+
+    def resolve(self, name: str) -> str:
+        """The best entity for ``name``, or :class:`EntityNotFoundError` with suggestions."""
+        found = self.candidates(name)
+        if found:
+            return found[0]
+        raise EntityNotFoundError(name, suggestions=self.suggest(name))
+
+    def suggest(self, name: str, *, limit: int = 3) -> list[str]:
+        """Labels close to ``name``, for "did you mean"."""
+        key = fold(name)
+        close = difflib.get_close_matches(key, list(self._by_label) + list(self._by_alias), n=limit, cutoff=0.75)
+        out = []
+        for folded in close:
+            iri = (self._by_label.get(folded) or self._by_alias[folded])[0]
+            label = self.labels[iri] if folded in self._by_label else _original_alias(folded, name)
+            out.append(label)
+        return list(dict.fromkeys(out))
+
+
+def _original_alias(folded: str, fallback: str) -> str:
+    return folded.upper() if len(folded) <= 6 else folded or fallback
+
+
+def _expand(name: str) -> str:
+    if name.startswith("<") and name.endswith(">"):
+        return name[1:-1]
+    prefix, sep, local = name.partition(":")
+    if sep and prefix in PREFIXES and not local.startswith("//"):
+        return PREFIXES[prefix] + local
+    return name
