@@ -8,16 +8,17 @@ present in the store are the record of what has been built.
 """
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.errors import InputError
+from kg.errors import InputError, KGError
 from kg.graph import load_registry, paper_triples, record_triples, registry_query, source_triple
 from kg.ingest import Document, iter_source_files, read_documents
-from kg.store import EmbeddedStore, Triple, open_store
+from kg.store import MARKER, EmbeddedStore, Triple, default_store_path, open_store
 
 WRITE_BATCH = 128  # documents per transaction
 Progress = Callable[[int, int], None]
@@ -83,15 +84,23 @@ def build(
     sources = list(sources)
     files = list(iter_source_files(sources))
     seen, records, bad = _survey(files, skip_bad=skip_bad)
-    with open_store(store, create=True) as target:
-        assert isinstance(target, EmbeddedStore)
-        report = BuildReport(store=str(target.path), records=records, distinct=len(seen), bad=bad)
-        report.triples_before = len(target)
-        stored = _stored_ids(target)
-        todo = [doc_id for doc_id in seen if doc_id not in stored]
-        report.new = len(todo)
-        _write(target, files, stored, set(todo), model=model, workers=workers, progress=progress)
-        report.triples_after = len(target)
+    location = Path(store or default_store_path())
+    is_new = not (location / MARKER).exists()
+    try:
+        with open_store(location, create=True) as target:
+            assert isinstance(target, EmbeddedStore)
+            report = BuildReport(store=str(location), records=records, distinct=len(seen), bad=bad)
+            report.triples_before = len(target)
+            stored = _stored_ids(target)
+            todo = [doc_id for doc_id in seen if doc_id not in stored]
+            report.new = len(todo)
+            _write(target, files, set(todo), model=model, workers=workers, progress=progress)
+            report.triples_after = len(target)
+    except KGError:
+        # A store this build created and could not fill (no model, say) should not be left behind empty.
+        if is_new:
+            shutil.rmtree(location, ignore_errors=True)
+        raise
     report.seconds = time.perf_counter() - started
     return report
 
@@ -111,7 +120,7 @@ def _stored_ids(store: EmbeddedStore) -> set[str]:
     return {str(row[0]) for row in result.rows}
 
 
-def _write(store: EmbeddedStore, files: list[Path], stored: set[str], todo: set[str], *,
+def _write(store: EmbeddedStore, files: list[Path], todo: set[str], *,
            model: str | None, workers: int, progress: Progress | None) -> None:
     pending: list[Triple] = []  # source locations of documents already stored or already queued
     if not todo:

