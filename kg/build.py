@@ -18,7 +18,7 @@ from pathlib import Path
 from kg.errors import InputError, KGError
 from kg.graph import load_registry, paper_triples, record_triples, registry_query, source_triple
 from kg.ingest import Document, iter_source_files, read_documents
-from kg.store import MARKER, EmbeddedStore, Triple, default_store_path, open_store
+from kg.store import EmbeddedStore, Triple, default_store_path, open_store
 
 WRITE_BATCH = 128  # documents per transaction
 Progress = Callable[[int, int], None]
@@ -85,7 +85,7 @@ def build(
     files = list(iter_source_files(sources))
     seen, records, bad = _survey(files, skip_bad=skip_bad)
     location = Path(store or default_store_path())
-    is_new = not (location / MARKER).exists()
+    is_new = not location.exists()  # only a directory this build creates may be removed on failure
     try:
         with open_store(location, create=True) as target:
             assert isinstance(target, EmbeddedStore)
