@@ -14,11 +14,12 @@ component           requires                                assigns
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 from spacy.util import filter_spans
 
 from kg.extract import cues
@@ -89,11 +90,19 @@ class VocabularyMatcher:
         return doc
 
     def find(self, doc: Doc) -> list[Span]:
+        units = word_units(doc)
         spans = []
         for matcher in (self.exact, self.folded):
             for match_id, start, end in matcher(doc):
                 entity_type, label = self._terms[doc.vocab.strings[match_id]]
-                spans.append(Span(doc, start, end, label=entity_type, kb_id=label))
+                whole_start, whole_end = units[start][0], units[end - 1][1]
+                if cues.is_adjectival(doc[whole_start:whole_end]):
+                    continue  # "transformer-based", "NeRF-like": a modifier, not a mention
+                if (whole_start, whole_end) != (start, end):
+                    # "ImageNet-CoG" is not ImageNet: a longer name of the same kind.
+                    spans.append(Span(doc, whole_start, whole_end, label=entity_type))
+                else:
+                    spans.append(Span(doc, start, end, label=entity_type, kb_id=label))
         return filter_spans(spans)
 
     @staticmethod
@@ -121,13 +130,20 @@ class CandidateFinder:
         return doc
 
     def find(self, doc: Doc) -> list[Span]:
+        units = word_units(doc)
         spans = []
         for chunk in doc.noun_chunks:
-            spans.extend(_typed_phrases(chunk))
+            for span in _typed_phrases(chunk):
+                start, end = units[span.start][0], units[span.end - 1][1]
+                spans.append(Span(doc, start, end, label=span.label_))
         covered = {i for span in spans for i in range(span.start, span.end)}
-        for token in doc:
-            if token.i not in covered and cues.looks_like_name(token.text):
-                spans.append(Span(doc, token.i, token.i + 1, label=cues.type_of_name(token)))
+        for start, end in sorted(set(units.values())):
+            if covered.intersection(range(start, end)):
+                continue
+            name = doc[start:end]
+            if (cues.looks_like_name(name.text) and not cues.is_bare_acronym(name.text)
+                    and not cues.is_adjectival(name)):
+                spans.append(Span(doc, start, end, label=cues.type_of_name(doc[end - 1])))
         return filter_spans(spans)
 
     @staticmethod
@@ -135,11 +151,50 @@ class CandidateFinder:
         doc.spans["kg_candidates"] = spans
 
 
+_ENUMERATOR = re.compile(r"^\(?(?:[ivx]+|[a-h]|\d+)\)$")
+
+
+def word_units(doc: Doc) -> dict[int, tuple[int, int]]:
+    """For each token, the run of tokens written together with it ("Qwen2.5-VL-Instruct-3B", "fine-tuning").
+
+    spaCy splits hyphenated and dotted names; a mention must not start or end inside one.
+    """
+    units: dict[int, tuple[int, int]] = {}
+    start = 0
+    for token in doc:
+        nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if nxt is None or not _glued(token, nxt):
+            for i in range(start, token.i + 1):
+                units[i] = (start, token.i + 1)
+            start = token.i + 1
+    return units
+
+
+_BREAKS = frozenset("()[]{},;:!?\"'“”‘’")
+
+
+_JOINERS = frozenset("-./+_")
+
+
+def _glued(left: Token, right: Token) -> bool:
+    if left.whitespace_ or right.tag_ == "POS":
+        return False
+    if right.text == "." and (right.whitespace_ or right.i + 1 == len(right.doc)):
+        return False  # a full stop, not a dot inside a name
+    return all(t.text.isalnum() or t.text in _JOINERS or (t.text[0].isalnum() and t.text[-1].isalnum())
+               for t in (left, right))
+
+
 def _typed_phrases(chunk: Span) -> Iterable[Span]:
     doc = chunk.doc
     start, end = chunk.start, chunk.end
-    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ")
-                           or doc[start].lower_ in cues.WEAK_MODIFIERS or doc[start].tag_ == "POS"):
+    # "accurate, proposition segmentation model": the phrase is what follows the last comma or bracket.
+    for i in range(start, end):
+        if doc[i].text in (",", ")", "(", ";", ":"):
+            start = i + 1
+    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ", "SCONJ")
+                           or doc[start].tag_ in ("WDT", "WRB", "WP", "POS", "LS")
+                           or doc[start].lower_ in cues.WEAK_MODIFIERS or _ENUMERATOR.match(doc[start].text)):
         start += 1
     # "the agent's policy": keep what follows the possessive.
     for i in range(start, end):
@@ -149,6 +204,8 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
         return
     span = doc[start:end]
     head = span.root
+    if not (span.start <= head.i < span.end):
+        return
     entity_type = cues.type_of_head(head, span)
     if entity_type is None:
         # "the CLIP model": a name in front of a generic head is the entity.
@@ -157,7 +214,18 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
             name = names[0]
             yield Span(doc, name.i, name.i + 1, label=cues.type_of_name(name))
         return
+    names = [t for t in span if t.i < head.i and cues.looks_like_name(t.text)]
+    if head.lemma_.lower() in cues.GENERIC_HEADS and names and names[-1].i == head.i - 1 and \
+            not any(t.pos_ == "ADJ" for t in span if names[-1].i < t.i < head.i):
+        # "the LIBERO-90 benchmark", "the UDIM objective": the name is the entity, typed by the head.
+        name = names[-1]
+        yield Span(doc, name.i, name.i + 1, label=entity_type)
+        return
     if cues.is_generic(span):
+        # "the retrieval task": the task is "retrieval".
+        if head.lemma_.lower() in ("task", "problem") and head.i == span.end - 1 and len(span) == 2 \
+                and span[0].pos_ in ("NOUN", "PROPN"):
+            yield Span(doc, span.start, span.start + 1, label="Task")
         return
     yield Span(doc, span.start, span.end, label=entity_type)
 

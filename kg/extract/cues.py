@@ -32,7 +32,8 @@ HEADS: dict[str, frozenset[str]] = {
                        "reasoning", "planning", "navigation", "captioning", "estimation", "detection",
                        "localization", "tracking", "parsing", "forecasting", "synthesis", "editing",
                        "completion", "understanding", "alignment", "adaptation", "learning",
-                       "recommendation", "control", "manipulation", "matching", "labeling", "tagging"}),
+                       "recommendation", "control", "manipulation", "matching", "labeling", "tagging",
+                       "generalization"}),
     "Method": frozenset({"model", "network", "architecture", "algorithm", "method", "framework",
                          "approach", "technique", "encoder", "decoder", "transformer", "policy",
                          "optimizer", "loss", "regularization", "mechanism", "module", "strategy",
@@ -80,7 +81,17 @@ STOP_ENTITIES = frozenset({
     "generalization", "improvement", "we", "it", "they", "ai", "ml", "our framework", "our method",
     "our model", "our approach", "this work", "this paper", "prior work", "existing method",
     "existing approach", "deep learning", "machine learning", "artificial intelligence", "neural network",
-    "deep neural network", "language model", "large language model", "llm", "dnn", "nn",
+    "nn", "sota", "state of the art", "api", "nlp", "gpu", "cpu", "ood", "id", "lm", "cv", "ai model",
+    "generalization ability", "generalization performance", "downstream task", "downstream performance",
+    "learning rate", "batch size", "hyperparameter", "training data", "training set", "test set",
+})
+
+# Names that are not entities of the graph: venues, hardware, fields.
+NOT_ENTITY_NAMES = frozenset({
+    "NeurIPS", "NIPS", "ICML", "ICLR", "CVPR", "ICCV", "ECCV", "ACL", "EMNLP", "NAACL", "AAAI", "IJCAI",
+    "KDD", "WWW", "SIGIR", "COLING", "TACL", "JMLR", "TPAMI", "arXiv", "GitHub", "HuggingFace", "API",
+    "APIs", "GPU", "GPUs", "CPU", "CPUs", "TPU", "TPUs", "NLP", "SoTA", "SOTA", "OOD", "IID", "iid", "AI",
+    "ML", "CV", "US", "UK", "EU", "PhD", "URL", "PDF", "JSON", "HTML", "SQL", "LaTeX", "USD", "Python",
 })
 
 _NAME = re.compile(r"^(?=.*[A-Za-z])(?:[A-Z][A-Za-z]*[A-Z][A-Za-z]*|[A-Za-z]+[-]?\d[\w.-]*|[A-Z]{2,}[\w-]*)$")
@@ -95,20 +106,52 @@ _PROPOSAL_REACH = 80  # characters between the cue and the entity it introduces
 
 
 def looks_like_name(text: str) -> bool:
-    """A model or dataset name: CLIP, LoRA, GPT-4, ResNet50, IN-21K (not "The", "We")."""
-    return len(text) >= 2 and bool(_NAME.match(text)) and text.lower() not in {"ai", "ml", "us"}
+    """A model or dataset name: CLIP, LoRA, GPT-4, ResNet50, IN-21K (not "The", "We", "NeurIPS").
+
+    Examples
+    --------
+    >>> [looks_like_name(t) for t in ("Qwen2.5-VL", "NeurIPS", "ToolDec", "Table")]
+    [True, False, True, False]
+    """
+    return len(text) >= 2 and bool(_NAME.match(text)) and text not in NOT_ENTITY_NAMES
+
+
+_ADJECTIVAL_ENDINGS = ("based", "like", "style", "aware", "free", "specific", "driven", "guided", "trained",
+                       "robust", "agnostic", "level", "wise", "centric", "oriented", "related", "only", "tuned")
+
+
+def is_adjectival(span: Span) -> bool:
+    """A hyphenated modifier such as "transformer-based" or "LLM-guided", not a name."""
+    last = span[-1].lower_
+    return len(span) > 1 and span[-2].text == "-" and last in _ADJECTIVAL_ENDINGS
+
+
+def is_bare_acronym(text: str) -> bool:
+    """A short all-capitals word (QA, CC, SB): too ambiguous to be a node unless defined or curated."""
+    return text.isupper() and text.isalpha() and len(text) <= 3
+
+
+_DATASET_CONTEXT = frozenset({"dataset", "datasets", "benchmark", "benchmarks", "corpus", "corpora",
+                              "environment", "environments", "suite", "collection", "testbed"})
+_DATASET_WINDOW = 6  # tokens before a name in which "datasets such as" or "benchmarks like" types it
 
 
 def type_of_name(token: Token) -> str:
-    """A bare name's type, from the noun it modifies or the words around it."""
-    nxt = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-    prev = token.doc[token.i - 1] if token.i > 0 else None
+    """A bare name's type, from the noun it modifies or the words before it in its sentence.
+
+    "evaluated on the LIBERO benchmark", "datasets such as Wilds and Breeds" name datasets;
+    other names default to Method.
+    """
+    doc = token.doc
+    nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
     for word in (nxt, token.head if token.head is not token else None):
         if word is not None:
             for entity_type in ("Dataset", "Metric", "Task"):
                 if word.lemma_.lower() in HEADS[entity_type] and word.lemma_.lower() not in HEADS["Method"]:
                     return entity_type
-    if prev is not None and prev.lower_ in {"on", "across"} and token.head.lemma_ in {"evaluate", "experiment", "test", "result"}:
+    sentence_start = token.sent.start
+    before = doc[max(sentence_start, token.i - _DATASET_WINDOW):token.i]
+    if any(t.lower_ in _DATASET_CONTEXT for t in before):
         return "Dataset"
     return "Method"
 
@@ -133,7 +176,20 @@ def is_generic(span: Span) -> bool:
         return True  # a bare typing head: "shift", "benchmark", "accuracy" alone
     if head.lemma_.lower() not in GENERIC_HEADS:
         return False
-    specific = [t for t in span if t.i != head.i and t.lower_ not in WEAK_MODIFIERS and t.pos_ not in ("DET", "PRON", "PUNCT")]
+    if any(looks_like_name(t.text) for t in span):
+        return False
+    if head.tag_ in ("NNS", "NNPS"):
+        # "deep models", "evaluation methods", "similar tasks" are classes, not concepts; but a kind of
+        # model named by a compound ("language models", "transformer-based models") is a node.
+        compound = [t for t in span if t.i < head.i and (t.pos_ in ("NOUN", "PROPN") or t.text == "-")]
+        return not (head.lemma_.lower() in ("model", "network", "agent") and compound)
+    modifiers = [t for t in span if t.i != head.i and t.pos_ not in ("DET", "PRON", "PUNCT")]
+    if len(modifiers) == 1 and modifiers[0].pos_ == "NOUN":
+        return True  # "optimization method", "evaluation framework": still generic
+    # A generic head specified only by adjectives is still generic ("a universal model");
+    # a noun or verb compound names something ("proposition segmentation model").
+    specific = [t for t in span if t.i != head.i and t.lower_ not in WEAK_MODIFIERS
+                and t.pos_ in ("NOUN", "PROPN", "VERB", "X")]
     return not specific
 
 
