@@ -131,11 +131,14 @@ class CandidateFinder:
 
     def find(self, doc: Doc) -> list[Span]:
         units = word_units(doc)
-        spans = []
+        # Priority on overlaps: listed examples, then capitalised names, then noun phrases.
+        spans = list(_listed_examples(doc, units))
+        spans += [Span(doc, start, end, label=_type_of_title(doc[start:end])) for start, end in title_runs(doc, units)]
         for chunk in doc.noun_chunks:
             for span in _typed_phrases(chunk):
                 start, end = units[span.start][0], units[span.end - 1][1]
                 spans.append(Span(doc, start, end, label=span.label_))
+        spans = _by_priority(spans)
         covered = {i for span in spans for i in range(span.start, span.end)}
         for start, end in sorted(set(units.values())):
             if covered.intersection(range(start, end)):
@@ -144,11 +147,99 @@ class CandidateFinder:
             if (cues.looks_like_name(name.text) and not cues.is_bare_acronym(name.text)
                     and not cues.is_adjectival(name)):
                 spans.append(Span(doc, start, end, label=cues.type_of_name(doc[end - 1])))
-        return filter_spans(spans)
+        return sorted(spans, key=lambda s: (s.start, s.end))
 
     @staticmethod
     def set_annotations(doc: Doc, spans: list[Span]) -> None:
         doc.spans["kg_candidates"] = spans
+
+
+def title_runs(doc: Doc, units: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+    """Runs of two or more capitalised words inside a sentence: "Foundational Reasoning Enhancement",
+    "Medical SAM 2", "Abstraction and Reasoning Corpus". Abstracts capitalise what they name."""
+    runs: list[tuple[int, int]] = []
+    for sentence in doc.sents:
+        run: list[tuple[int, int, bool]] = []  # (start, end, is a connector word)
+        for start, end in sorted({units[i] for i in range(sentence.start, sentence.end)}):
+            word = doc[start:end]
+            if run and not doc[run[-1][1] - 1].whitespace_:
+                run = _close(doc, run, runs)
+            if start != sentence.start and _titled(word, following_a_name=bool(run)):
+                run.append((start, end, False))
+            elif run and word.text in _CONNECTORS:
+                run.append((start, end, True))
+            else:
+                run = _close(doc, run, runs)
+        _close(doc, run, runs)
+    return runs
+
+
+_CONNECTORS = frozenset({"and", "of", "for", "with", "in", "on", "to"})
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+
+
+def _titled(word: Span, *, following_a_name: bool) -> bool:
+    text = word.text
+    if text in cues.NOT_ENTITY_NAMES or word[0].is_stop:
+        return False
+    if text.isdigit():
+        return following_a_name and not _YEAR.match(text)  # "SAM 2", not "Bengio 2017"
+    return word[0].is_title or cues.looks_like_name(text)
+
+
+def _close(doc: Doc, run: list[tuple[int, int, bool]], runs: list[tuple[int, int]]) -> list:
+    """Record ``run`` if it is a name (two or more words, not ending in a connector, not an
+    author list such as "Jo and Bengio (2017)", not only symbols such as "2D and 3D"); start afresh."""
+    while run and run[-1][2]:
+        run.pop()
+    wordy = any(sum(ch.isalpha() for ch in doc[start:end].text) >= 3 for start, end, connector in run if not connector)
+    if len(run) >= 2 and wordy and not _cited(doc, run[-1][1]):
+        runs.append((run[0][0], run[-1][1]))
+    return []
+
+
+def _cited(doc: Doc, end: int) -> bool:
+    after = doc[end:end + 3].text
+    return bool(re.match(r"^(?:\(\s*(?:19|20)\d\d|et al)", after))
+
+
+def _type_of_title(name: Span) -> str:
+    # "Flow of Reasoning", "Neural Common Neighbor with Completion": a name built with a
+    # connector is what the paper made, a method, whatever its last word.
+    if any(t.text in _CONNECTORS for t in name):
+        return "Dataset" if cues.type_of_head(name[-1], name) == "Dataset" else "Method"
+    return cues.type_of_head(name[-1], name) or "Method"
+
+
+def _listed_examples(doc: Doc, units: dict[int, tuple[int, int]]) -> Iterable[Span]:
+    """Hearst patterns: "tasks such as segmentation, reconstruction and registration" types each example."""
+    for token in doc:
+        if token.lower_ == "as" and token.i > 0 and doc[token.i - 1].lower_ == "such":
+            hypernym = token.head
+        elif token.lower_ in ("including", "like") and token.dep_ == "prep":
+            hypernym = token.head
+        else:
+            continue
+        entity_type = cues.type_of_class_noun(hypernym)
+        if entity_type is None:
+            continue
+        objects = [child for child in token.children if child.dep_ == "pobj"]
+        for first in objects:
+            for example in (first, *first.conjuncts):
+                start, end = _example_extent(example)
+                start, end = units[start][0], units[end - 1][1]
+                span = doc[start:end]
+                if not cues.is_stopword_entity(span.text) and not cues.is_generic(span):
+                    yield Span(doc, start, end, label=entity_type)
+
+
+def _example_extent(token: Token) -> tuple[int, int]:
+    # The example's own words: its left modifiers and itself, not the conjuncts or clauses after it.
+    start = token.i
+    for child in token.lefts:
+        if child.dep_ in ("compound", "amod", "nmod", "npadvmod") and child.pos_ != "DET":
+            start = min(start, child.left_edge.i)
+    return start, token.i + 1
 
 
 _ENUMERATOR = re.compile(r"^\(?(?:[ivx]+|[a-h]|\d+)\)$")
@@ -168,9 +259,6 @@ def word_units(doc: Doc) -> dict[int, tuple[int, int]]:
                 units[i] = (start, token.i + 1)
             start = token.i + 1
     return units
-
-
-_BREAKS = frozenset("()[]{},;:!?\"'“”‘’")
 
 
 _JOINERS = frozenset("-./+_")
@@ -206,7 +294,7 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
     head = span.root
     if not (span.start <= head.i < span.end):
         return
-    entity_type = cues.type_of_head(head, span)
+    entity_type = cues.type_of_head(head, span) or cues.phenomenon_by_context(head)
     if entity_type is None:
         # "the CLIP model": a name in front of a generic head is the entity.
         names = [t for t in span if cues.looks_like_name(t.text)]

@@ -41,7 +41,7 @@ HEADS: dict[str, frozenset[str]] = {
                          "sampling", "estimator", "classifier", "detector", "generator", "embedding",
                          "pipeline", "objective", "scheme", "procedure", "layer", "agent", "system",
                          "decoding", "pruning", "quantization", "augmentation", "normalization",
-                         "dropout", "search", "descent", "attention", "head", "adapter", "retriever"}),
+                         "dropout", "search", "descent", "adapter", "retriever"}),
 }
 
 # "X learning" names a technique when X is one of these, a task or setting otherwise.
@@ -70,6 +70,13 @@ WEAK_MODIFIERS = frozenset({
     "scalable", "flexible", "lightweight", "principled", "theoretical", "empirical", "practical",
     "state-of-the-art", "sota", "competitive", "extensive", "large", "small", "whole", "entire",
     "single", "multiple", "diverse", "common", "well-known", "widely", "used", "based", "art",
+    "modern", "contemporary", "emerging", "today", "classical", "vanilla", "naive", "plain", "advanced",
+    # evaluative words say how good something is, not what it is
+    "remarkable", "impressive", "poor", "enhanced", "severe", "core", "observed", "interesting", "complete",
+    "rapid", "notable", "significant", "substantial", "strong", "weak", "limited", "high", "low", "higher",
+    "lower", "great", "good", "bad", "excellent", "outstanding", "considerable", "major", "minor", "serious",
+    "critical", "fundamental", "potential", "possible", "desired", "desirable", "undesirable", "surprising",
+    "unexpected", "known", "unknown", "real", "true", "actual", "overall", "certain", "various", "numerous",
 })
 
 # Phrases that never deserve a node, after folding.
@@ -169,6 +176,37 @@ def type_of_head(head: Token, span: Span) -> str | None:
     return None
 
 
+# Nouns that name a class whose examples a Hearst pattern ("X such as A, B") lists.
+_CLASS_NOUNS: dict[str, str] = {
+    "task": "Task", "problem": "Task", "application": "Task", "domain": "Task",
+    "dataset": "Dataset", "benchmark": "Dataset", "corpus": "Dataset", "environment": "Dataset",
+    "metric": "Metric", "measure": "Metric",
+    "method": "Method", "model": "Method", "technique": "Method", "algorithm": "Method",
+    "architecture": "Method", "approach": "Method", "baseline": "Method", "optimizer": "Method",
+    "phenomenon": "Phenomenon", "behavior": "Phenomenon", "behaviour": "Phenomenon", "failure": "Phenomenon",
+    "issue": "Phenomenon", "pathology": "Phenomenon", "bias": "Phenomenon",
+}
+
+# Verbs and adjectives whose object is a failure mode or effect: "mitigates X", "suffers from X", "prone to X".
+_PHENOMENON_GOVERNORS = frozenset({"mitigate", "alleviate", "combat", "counteract", "overcome",
+                                   "suffer", "prone", "vulnerable", "susceptible", "exacerbate"})
+
+
+def type_of_class_noun(token: Token) -> str | None:
+    """The type of the examples that follow a class noun ("tasks", "datasets", "metrics")."""
+    return _CLASS_NOUNS.get(token.lemma_.lower())
+
+
+def phenomenon_by_context(head: Token) -> str | None:
+    """"Phenomenon" when an untyped phrase is what a method mitigates or a model suffers from."""
+    governor = head.head
+    if head.dep_ == "pobj" and governor.lower_ in ("from", "to"):
+        governor = governor.head
+    if head.dep_ in ("dobj", "pobj", "nsubjpass") and governor.lemma_.lower() in _PHENOMENON_GOVERNORS:
+        return "Phenomenon"
+    return None
+
+
 def is_generic(span: Span) -> bool:
     """A phrase with a generic head and nothing specific in front of it ("the proposed model")."""
     head = span.root
@@ -198,15 +236,24 @@ def is_stopword_entity(text: str) -> bool:
 
 
 def proposed_spans(entities: list[Span]) -> list[Span]:
-    """The entities a sentence says the paper introduces: the first one after each proposal cue."""
+    """The entities a sentence says the paper introduces: the first new one after each proposal cue.
+
+    A curated concept (a span with a ``kb_id``) is known, so never proposed; when a sentence
+    names its contribution ("... a framework called X"), the name is what is proposed.
+    """
     if not entities:
         return []
     doc = entities[0].doc
     proposed = []
     for sentence in doc.sents:
-        inside = [s for s in entities if sentence.start <= s.start < sentence.end]
-        for cue in _PROPOSAL_CUE.finditer(doc.text, sentence.start_char, sentence.end_char):
+        inside = [s for s in entities if sentence.start <= s.start < sentence.end and not s.kb_id_]
+        cues_found = list(_PROPOSAL_CUE.finditer(doc.text, sentence.start_char, sentence.end_char))
+        naming = [c for c in cues_found if c.group(0).lower() in _NAMING_WORDS]
+        for cue in naming or cues_found:
             following = [s for s in inside if cue.end() <= s.start_char <= cue.end() + _PROPOSAL_REACH]
             if following and following[0] not in proposed:
                 proposed.append(following[0])
     return proposed
+
+
+_NAMING_WORDS = frozenset({"called", "named", "dubbed", "termed", "coined"})
