@@ -66,6 +66,20 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("eval", "score extraction: gold (annotated seed abstracts) or scierc (the SciERC benchmark)")
+def cmd_eval(args: argparse.Namespace) -> int:
+    if args.benchmark == "gold":
+        from kg.gold import DEFAULT_GOLD, evaluate_gold
+
+        evaluation = evaluate_gold(args.gold or [DEFAULT_GOLD], model=args.model)
+    else:
+        from kg.scierc import evaluate
+
+        evaluation = evaluate(args.split)
+    _write_text(json.dumps(evaluation.to_json(), indent=2) if args.format == "json" else evaluation.to_text())
+    return 0
+
+
 # --- reading the graph -----------------------------------------------------------------------
 
 @command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
@@ -155,6 +169,13 @@ def make_parser() -> argparse.ArgumentParser:
     extract.add_argument("--format", default="jsonl", help="output format (jsonl)")
     extract.add_argument("--profile", choices=("default", "scierc"), default="default",
                          help="scierc: every typed span, as the SciERC benchmark scores them")
+    evaluate = sub.add_parser("eval", parents=[common], help=COMMANDS["eval"][1])
+    evaluate.add_argument("benchmark", choices=("gold", "scierc"))
+    evaluate.add_argument("--gold", action="append", metavar="FILE",
+                          help="annotated abstracts (gold: default ../shared/gold/dev.json); repeatable")
+    evaluate.add_argument("--split", default="dev", help="scierc: dev or test (default dev)")
+    evaluate.add_argument("--format", choices=("text", "json"), default="text")
+    evaluate.add_argument("--model", default=None, help="spaCy pipeline (see kg build --model)")
     query = sub.add_parser("query", parents=[common, reading], help=COMMANDS["query"][1])
     query.add_argument("sparql", nargs="?", help="the query text")
     query.add_argument("-f", "--file", help="read the query from FILE ('-' for stdin)")

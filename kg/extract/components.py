@@ -174,7 +174,7 @@ def title_runs(doc: Doc, units: dict[int, tuple[int, int]]) -> list[tuple[int, i
     return runs
 
 
-_CONNECTORS = frozenset({"and", "of", "for", "with", "in", "on", "to"})
+_CONNECTORS = frozenset({"of", "for", "with", "in", "on", "to"})
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
@@ -212,24 +212,23 @@ def _type_of_title(name: Span) -> str:
 
 
 def _listed_examples(doc: Doc, units: dict[int, tuple[int, int]]) -> Iterable[Span]:
-    """Hearst patterns: "tasks such as segmentation, reconstruction and registration" types each example."""
+    """Hearst patterns: "tasks such as segmentation, reconstruction and registration", "two datasets,
+    Wilds and Breeds": each example listed after a class noun takes the class's type."""
     for token in doc:
-        if token.lower_ == "as" and token.i > 0 and doc[token.i - 1].lower_ == "such":
-            hypernym = token.head
-        elif token.lower_ in ("including", "like") and token.dep_ == "prep":
-            hypernym = token.head
-        else:
-            continue
-        entity_type = cues.type_of_class_noun(hypernym)
+        entity_type = cues.type_of_class_noun(token)
         if entity_type is None:
             continue
-        objects = [child for child in token.children if child.dep_ == "pobj"]
-        for first in objects:
+        firsts = [child for child in token.children if child.dep_ == "appos"]
+        for prep in token.children:
+            if prep.dep_ == "prep" and (prep.lower_ in ("including", "like")
+                                        or (prep.lower_ == "as" and prep.i > 0 and doc[prep.i - 1].lower_ == "such")):
+                firsts += [child for child in prep.children if child.dep_ == "pobj"]
+        for first in firsts:
             for example in (first, *first.conjuncts):
                 start, end = _example_extent(example)
                 start, end = units[start][0], units[end - 1][1]
                 span = doc[start:end]
-                if not cues.is_stopword_entity(span.text) and not cues.is_generic(span):
+                if not cues.is_stopword_entity(span.text) and span.root.lemma_.lower() not in cues.GENERIC_HEADS:
                     yield Span(doc, start, end, label=entity_type)
 
 
@@ -240,6 +239,15 @@ def _example_extent(token: Token) -> tuple[int, int]:
         if child.dep_ in ("compound", "amod", "nmod", "npadvmod") and child.pos_ != "DET":
             start = min(start, child.left_edge.i)
     return start, token.i + 1
+
+
+def _of_complement_end(head: Token) -> int:
+    for prep in head.rights:
+        if prep.dep_ == "prep" and prep.lower_ == "of":
+            objects = [c for c in prep.children if c.dep_ == "pobj"]
+            if objects:
+                return objects[0].i + 1
+    return head.i + 1
 
 
 _ENUMERATOR = re.compile(r"^\(?(?:[ivx]+|[a-h]|\d+)\)$")
@@ -294,7 +302,12 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
     head = span.root
     if not (span.start <= head.i < span.end):
         return
-    entity_type = cues.type_of_head(head, span) or cues.phenomenon_by_context(head)
+    entity_type = cues.type_of_head(head, span)
+    if entity_type is None and cues.phenomenon_by_context(head):
+        # "mitigates the curse of depth": the phenomenon takes its "of" complement along.
+        entity_type = "Phenomenon"
+        end = max(end, _of_complement_end(head))
+        span = doc[start:end]
     if entity_type is None:
         # "the CLIP model": a name in front of a generic head is the entity.
         names = [t for t in span if cues.looks_like_name(t.text)]

@@ -53,8 +53,8 @@ _DETERMINERS = {"a", "an", "the", "this", "these", "that", "those", "our", "its"
         "postprocess": True,
         "scorer": {"@scorers": "kg.scierc_spans_scorer.v1"},
     },
-    default_score_weights={f"spans_{SPANS_KEY}_f": 1.0, f"spans_{SPANS_KEY}_p": 0.0,
-                           f"spans_{SPANS_KEY}_r": 0.0, f"spans_{SPANS_KEY}_per_type": None},
+    default_score_weights={f"{SPANS_KEY}_f": 1.0, f"{SPANS_KEY}_p": 0.0,
+                           f"{SPANS_KEY}_r": 0.0, f"{SPANS_KEY}_per_type": None},
 )
 def make_scierc_detector(nlp: Language, name: str, model: Model, moves, update_with_oracle_cut_size: int,
                          incorrect_spans_key: str | None, spans_key: str, postprocess: bool,

@@ -1,0 +1,64 @@
+"""`kg eval gold`: the scorer agrees with the annotation's own, and quality does not regress."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_kg
+from kg.gold import DEFAULT_GOLD, score_entities, score_proposed
+
+SHARED_SCORER = DEFAULT_GOLD.parent / "score.py"
+REGRESSION = json.loads((REPO / "tests" / "data" / "gold_regression.json").read_text())
+needs_gold = pytest.mark.skipif(not DEFAULT_GOLD.is_file(), reason="the annotated abstracts are not beside the repo")
+
+
+def test_matching_folds_case_hyphens_articles_and_plurals() -> None:
+    gold = {"d": [{"name": "vision transformer", "aliases": ["ViT"], "type": "Method", "proposed": True},
+                  {"name": "CIFAR-10", "aliases": [], "type": "Dataset"}]}
+    pred = {"d": [{"label": "The Vision-Transformers", "type": "Method", "proposed": True},
+                  {"label": "CIFAR 10", "type": "Method"}]}
+    typed = score_entities(pred, gold, typed=True)
+    untyped = score_entities(pred, gold, typed=False)
+    assert (typed.tp, typed.fp, typed.fn) == (1, 1, 1)
+    assert (untyped.tp, untyped.fp, untyped.fn) == (2, 0, 0)
+    assert score_proposed(pred, gold).f1 == 1.0
+
+
+@needs_gold
+def test_eval_gold_meets_its_recorded_figures(tmp_path: Path) -> None:
+    done = run_kg("eval", "gold", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    for key in ("P", "R", "F1"):
+        assert report["typed"][key] >= REGRESSION["typed"][key]
+    assert report["untyped"]["F1"] >= REGRESSION["untyped"]["F1"]
+    assert report["proposed"]["F1"] >= REGRESSION["proposed"]["F1"]
+    phenomenon = report["typed"]["per_type"]["Phenomenon"]
+    assert phenomenon["P"] >= REGRESSION["phenomenon"]["P"] and phenomenon["R"] >= REGRESSION["phenomenon"]["R"]
+
+
+@needs_gold
+def test_eval_gold_agrees_with_the_annotation_scorer(tmp_path: Path) -> None:
+    inputs = subprocess.run([sys.executable, str(SHARED_SCORER), "input"], capture_output=True, text=True,
+                            check=True).stdout
+    (tmp_path / "in.jsonl").write_text(inputs)
+    extracted = run_kg("extract", str(tmp_path / "in.jsonl"))
+    assert extracted.returncode == 0, extracted.stderr
+    (tmp_path / "pred.jsonl").write_text(extracted.stdout)
+    theirs = subprocess.run([sys.executable, str(SHARED_SCORER), str(tmp_path / "pred.jsonl")],
+                            capture_output=True, text=True, check=True).stdout
+    expected = json.loads(theirs[:theirs.rindex("}") + 1])
+    ours = json.loads(run_kg("eval", "gold", "--format", "json").stdout)
+    for what in ("typed", "untyped"):
+        assert {k: ours[what][k] for k in ("tp", "fp", "fn")} == {k: expected[what][k] for k in ("tp", "fp", "fn")}
+    assert ours["proposed"]["F1"] == expected["proposed"]["F1"]
+
+
+def test_missing_annotation_file_is_named(tmp_path: Path) -> None:
+    done = run_kg("eval", "gold", "--gold", str(tmp_path / "none.json"))
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"kg: error: {tmp_path / 'none.json'}: no such file or directory"
