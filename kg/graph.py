@@ -11,15 +11,17 @@ True
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rdflib import Literal, URIRef
-from rdflib.namespace import DCTERMS, RDF, RDFS, SDO, SKOS, XSD
+from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SDO, SKOS, XSD
 
 from kg.canon import Registry
-from kg.namespace import KG, entity_iri, paper_iri
+from kg.namespace import KG, entity_iri, paper_iri, statement_iri
 
 if TYPE_CHECKING:
     from kg.extract.records import DocumentRecord
@@ -59,13 +61,20 @@ def source_triple(document: Document) -> Triple:
     return (paper_iri(document.id), KG.sourceLocation, Literal(document.source))
 
 
+# How a paper relates to an entity it mentions, beyond "mentions", by the entity's type
+# (the entities a paper proposes get kg:proposes instead).
+_PAPER_LINK_BY_TYPE = {"Method": KG.uses, "Dataset": KG.evaluatesOn, "Task": KG.studies, "Phenomenon": KG.studies}
+
+
 def record_triples(record: DocumentRecord, registry: Registry) -> list[Triple]:
-    """Entities of one document, merged into the corpus through ``registry``, and the paper's links to them."""
+    """Entities of one document, merged into the corpus through ``registry``, the paper's links to
+    them, and each relation as a plain triple plus a statement node with its evidence."""
     paper = paper_iri(record.id)
     triples: list[Triple] = []
+    node_of: dict[str, URIRef] = {}
     for entity in record.entities:
         resolved = registry.resolve(entity)
-        node = entity_iri(resolved.key)
+        node = node_of[entity.id] = entity_iri(resolved.key)
         if resolved.is_new:
             triples += [
                 (node, RDF.type, KG[resolved.type]),
@@ -76,7 +85,32 @@ def record_triples(record: DocumentRecord, registry: Registry) -> list[Triple]:
         triples.append((paper, KG.mentions, node))
         if entity.proposed:
             triples.append((paper, KG.proposes, node))
+        elif resolved.type in _PAPER_LINK_BY_TYPE:
+            triples.append((paper, _PAPER_LINK_BY_TYPE[resolved.type], node))
+    for relation in record.relations:
+        subject, obj = node_of.get(relation.subject), node_of.get(relation.object)
+        if subject is None or obj is None or subject == obj:
+            continue
+        predicate = KG[relation.predicate]
+        statement = statement_iri(_statement_key(paper, subject, predicate, obj, relation.evidence))
+        triples += [
+            (subject, predicate, obj),
+            (statement, RDF.type, KG.Statement),
+            (statement, RDF.subject, subject),
+            (statement, RDF.predicate, predicate),
+            (statement, RDF.object, obj),
+            (statement, PROV.wasDerivedFrom, paper),
+            (statement, KG.evidence, Literal(relation.evidence)),
+            (statement, KG.confidence, Literal(Decimal(str(round(relation.confidence, 3))))),
+        ]
+        if relation.scierc:
+            triples.append((statement, KG.sciercLabel, Literal(relation.scierc)))
     return triples
+
+
+def _statement_key(*parts: object) -> str:
+    # One statement per paper, triple and sentence: rebuilding gives the same IRI.
+    return hashlib.sha1("\u001f".join(str(p) for p in parts).encode()).hexdigest()[:20]
 
 
 def registry_query() -> str:

@@ -228,8 +228,16 @@ def _listed_examples(doc: Doc, units: dict[int, tuple[int, int]]) -> Iterable[Sp
                 start, end = _example_extent(example)
                 start, end = units[start][0], units[end - 1][1]
                 span = doc[start:end]
-                if not cues.is_stopword_entity(span.text) and span.root.lemma_.lower() not in cues.GENERIC_HEADS:
+                if _plausible_example(span):
                     yield Span(doc, start, end, label=entity_type)
+
+
+_NOT_IN_NAMES = re.compile(r"[\[\]();=<>{}]")
+
+
+def _plausible_example(span: Span) -> bool:
+    return (len(span) <= 6 and not _NOT_IN_NAMES.search(span.text) and not cues.is_stopword_entity(span.text)
+            and span.root.lemma_.lower() not in cues.GENERIC_HEADS and span.root.pos_ in ("NOUN", "PROPN", "X"))
 
 
 def _example_extent(token: Token) -> tuple[int, int]:

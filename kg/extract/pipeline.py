@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kg.extract.model import resolve_model
-from kg.extract.records import DocumentRecord, Entity, Mention
+from kg.extract.records import DocumentRecord, Entity, Mention, Relation
 from kg.normalize import entity_key, fold
 
 if TYPE_CHECKING:
@@ -28,12 +28,21 @@ def build_pipeline(model: str | None = None, *, profile: str = "default") -> Lan
     import spacy
 
     import kg.extract.components  # noqa: F401  (registers the factories)
+    import kg.extract.relations  # noqa: F401
+    from kg.extract.span_model import add_scierc_pipe
 
     nlp = spacy.load(resolve_model(model), exclude=list(_EXCLUDED))
+    add_scierc_pipe(nlp)  # doc.spans["kg_scierc"]: the SciERC-trained span detector (reads sm's tok2vec)
     nlp.add_pipe("kg_acronyms")
+    if profile == "scierc":
+        # The SciERC benchmark scores the span detector itself: its spans are the entities.
+        nlp.add_pipe("kg_scierc_entities")
+        nlp.add_pipe("kg_relations")
+        return nlp
     nlp.add_pipe("kg_vocabulary")
     nlp.add_pipe("kg_candidates")
     nlp.add_pipe("kg_entities", config={"profile": profile})
+    nlp.add_pipe("kg_relations")
     return nlp
 
 
@@ -67,14 +76,18 @@ class Extractor:
 
 
 def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
-    """Group a processed Doc's entity spans into one :class:`Entity` per concept."""
+    """Group a processed Doc's entity spans into one :class:`Entity` per concept, and attach its relations."""
+    from kg.extract.relations import relations_of
+
     long_of_short = {fold(s.text): long for s, long in zip(doc.spans["kg_short"], doc.spans["kg_long"])}
     proposed = {(s.start, s.end) for s in doc.spans["kg_proposed"]}
     groups: dict[str, dict] = {}
+    key_of_span: dict[tuple[int, int], str] = {}
     for span in doc.spans["kg_entities"]:
         long = long_of_short.get(fold(span.text))
         name = long.text if long is not None else (span.kb_id_ or span.text)
         key = entity_key(name)
+        key_of_span[(span.start, span.end)] = key
         group = groups.setdefault(key, {"label": long.text if long is not None else span.text,
                                         "type": span.label_, "forms": {}, "proposed": False, "mentions": []})
         group["forms"].setdefault(fold(span.text), span.text)
@@ -86,4 +99,15 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
         aliases = tuple(text for folded, text in group["forms"].items() if folded != label_fold)
         entities.append(Entity(id=key, label=group["label"], type=group["type"], aliases=aliases,
                                proposed=group["proposed"], mentions=tuple(group["mentions"])))
-    return DocumentRecord(id=document.id, source=document.source, title=document.title, entities=tuple(entities))
+    relations = []
+    for subject, predicate, obj, scierc, confidence in relations_of(doc):
+        subject_key, object_key = key_of_span.get((subject.start, subject.end)), key_of_span.get((obj.start, obj.end))
+        if subject_key is None or object_key is None or subject_key == object_key:
+            continue
+        sentence = subject.sent
+        relations.append(Relation(
+            subject=subject_key, predicate=predicate, object=object_key,
+            subject_span=(subject.start_char, subject.end_char), object_span=(obj.start_char, obj.end_char),
+            evidence=doc.text[sentence.start_char:sentence.end_char], confidence=confidence, scierc=scierc))
+    return DocumentRecord(id=document.id, source=document.source, title=document.title,
+                          entities=tuple(entities), relations=tuple(relations))
