@@ -80,6 +80,8 @@ def _best_long_form(short: str, long: str) -> str | None:
         i -= 1
         s -= 1
     begin = long.rfind(" ", 0, i + 1) + 1
+    while begin < len(long) and not long[begin].isalnum():
+        begin += 1  # an opening quote or bracket is not part of the name
     candidate = long[begin:]
     if len(candidate) <= len(short) or short.lower() in candidate.lower().split():
         return None
