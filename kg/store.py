@@ -141,11 +141,18 @@ class EmbeddedStore(Store):
             result = Result(columns=(), rows=[], kind="ask", boolean=bool(answer))
         elif isinstance(answer, ox.QuerySolutions):
             columns = tuple(v.value for v in answer.variables)
-            rows = [tuple(None if value is None else from_ox(value) for value in solution) for solution in answer]
+            rows = []
+            for solution in answer:
+                rows.append(tuple(None if value is None else from_ox(value) for value in solution))
             result = Result(columns=columns, rows=rows, kind="select")
         else:
-            triples = [(from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in answer]
+            triples = []
+            for t in answer:
+                triples.append((from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)))
             result = Result(columns=("subject", "predicate", "object"), rows=[], kind="graph", triples=triples)
+        # Oxigraph's result iterator must be released in the thread that made it (the shell runs
+        # queries in a worker thread); a comprehension's frame could keep it alive past this point.
+        del answer
         result.elapsed = time.perf_counter() - started
         return result
 
