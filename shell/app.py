@@ -1,0 +1,170 @@
+"""``kg shell``: the interactive SPARQL shell, and its piped mode.
+
+Interactive (stdin is a terminal): a prompt-toolkit prompt (see :mod:`shell.prompt`);
+each statement runs in a worker thread so that Ctrl-C cancels it and the shell carries on.
+
+Piped (stdin is not a terminal): statements are read from stdin as they arrive, their
+results written to stdout (summaries, confirmations and errors to stderr), and the shell
+exits when the input ends: ``echo 'SELECT ...;' | kg shell``, ``kg shell < queries.rq``.
+A failing statement is reported (``stdin:LINE: message``) and the next one still runs;
+the exit status is 0 when every statement succeeded, else the status of the first failure
+(2 for a SPARQL syntax error, an unknown entity or a bad command, 1 for a failure of the
+store or endpoint), as for ``kg query``. The last statement needs no ``;``.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from typing import TextIO, TypeVar
+
+from kg.errors import KGError
+from shell.commands import execute
+from shell.output import Console
+from shell.session import Session
+from shell.statements import Statement, StatementReader, split
+
+T = TypeVar("T")
+CANCELLED = 130
+
+
+def run_shell(store: str | None = None, endpoint: str | None = None, *, stdin: TextIO | None = None,
+              stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Open the store (or endpoint) and run the shell, interactively or on piped input.
+
+    Parameters
+    ----------
+    store : str, optional
+        The store directory (default ``$KG_STORE`` or ``./.kg``).
+    endpoint : str, optional
+        A SPARQL 1.1 endpoint's URL, used instead of a store (read-only).
+    stdin, stdout, stderr : text streams, optional
+        Default to the process's; the shell is interactive when ``stdin`` is a terminal.
+
+    Returns
+    -------
+    int
+        The exit status: 0, or as described in the module documentation.
+    """
+    from kg.store import default_store_path, open_store
+
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    try:
+        graph = open_store(store, endpoint=endpoint)
+    except KGError as err:
+        print(f"kg: error: {err}", file=stderr)
+        return err.exit_status
+    with graph:
+        session = Session(graph, location=endpoint or str(store or default_store_path()))
+        if stdin.isatty():
+            return interactive(session, Console(stdout, stderr, interactive=True))
+        return piped(session, stdin, Console(stdout, stderr, interactive=False))
+
+
+def interactive(session: Session, console: Console) -> int:
+    """The read-run-show loop at a terminal, until Ctrl-D or ``.quit``; returns 0."""
+    import gc
+
+    from shell.prompt import make_prompt
+
+    # Queries run in worker threads. The first query imports modules lazily, and what an
+    # import leaves in reference cycles can hold that query's frame, with its pyoxigraph
+    # iterator, until the garbage collector runs in some other thread, which pyoxigraph
+    # reports as an error. So the first query runs here, and its leftovers are collected here.
+    session.store.query("ASK {}")
+    gc.collect()
+    prompt = make_prompt(session)
+    console.note(f"abstract-kg shell on {session.location} ({session.store.name} store)\n"
+                 "SPARQL ends with ';'  .help lists the commands  Tab completes  Ctrl-D quits")
+    while session.running:
+        try:
+            text = prompt.prompt()
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            break
+        statements, rest = split(text)
+        if rest.strip():  # Alt-Enter runs unfinished input as it is
+            statements.append(Statement(rest.strip(), text.count("\n", 0, len(text) - len(rest)) + 1))
+        for statement in statements:
+            if run_statement(session, console, statement, cancellable=True) == CANCELLED or not session.running:
+                break
+    return 0
+
+
+def piped(session: Session, stream: TextIO, console: Console) -> int:
+    """Run every statement read from ``stream`` as it arrives.
+
+    Returns
+    -------
+    int
+        0 if every statement succeeded, else the exit status of the first that failed;
+        130 at once if one was interrupted (Ctrl-C).
+    """
+    reader, status = StatementReader(), 0
+    for chunk in (*iter(stream.readline, ""), None):
+        for statement in reader.feed(chunk) if chunk is not None else reader.finish():
+            outcome = run_statement(session, console, statement)
+            if outcome == CANCELLED:
+                return CANCELLED  # Ctrl-C stops the whole input
+            status = status or outcome
+            if not session.running:
+                return status
+    return status
+
+
+def run_statement(session: Session, console: Console, statement: Statement, *, cancellable: bool = False) -> int:
+    """Run one statement and show its result, or its error, on ``console``.
+
+    Parameters
+    ----------
+    session : Session
+    console : Console
+    statement : Statement
+    cancellable : bool, default False
+        Run it in a worker thread, so that Ctrl-C returns at once (see :func:`run_cancellable`).
+
+    Returns
+    -------
+    int
+        0; the error's exit status (a :class:`kg.errors.KGError`, or 1 for a bug, whose
+        traceback is shown); or 130 if interrupted.
+    """
+    try:
+        call = lambda: execute(session, statement)  # noqa: E731
+        result = run_cancellable(call) if cancellable else call()
+    except KeyboardInterrupt:
+        console.note("cancelled")
+        return CANCELLED
+    except KGError as err:
+        console.error(err, statement)
+        return err.exit_status
+    except Exception:  # a bug, not the user's mistake: say so, and keep the shell running
+        console.note("internal error (please report it):\n" + traceback.format_exc().rstrip())
+        return 1
+    console.show(result, session)
+    return 0
+
+
+def run_cancellable(call: Callable[[], T]) -> T:
+    """``call()`` in a worker thread; Ctrl-C in the waiting thread abandons it.
+
+    The abandoned call runs to its end in the background and its result is dropped;
+    the store is only read, so nothing is left half-done.
+    """
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = call()
+        except BaseException as err:  # handed to the waiting thread
+            box["error"] = err
+
+    worker = threading.Thread(target=target, name="kg-shell-query", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["result"]  # type: ignore[return-value]

@@ -1,0 +1,225 @@
+"""The state of one shell session, passed to every command handler, and where it persists.
+
+Settings (format, timing, limit), the last query and the derived data a session caches
+(the label index, the NetworkX projection, the completion catalog) live in one
+:class:`Session`; nothing is kept in module globals. Saved queries and the input history
+persist under ``$XDG_DATA_HOME/abstract-kg/`` (``~/.local/share/abstract-kg/`` by default)
+as ``queries.json`` and ``history``.
+
+Examples
+--------
+>>> import os, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> saved = SavedQueries(os.path.join(folder, "queries.json"))
+>>> saved.save("methods", "SELECT ?m WHERE { ?m a kg:Method }")
+>>> SavedQueries(os.path.join(folder, "queries.json")).get("methods")
+'SELECT ?m WHERE { ?m a kg:Method }'
+>>> saved.names()
+['methods']
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kg.errors import EntityNotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from kg.lookup import LabelIndex
+    from kg.projection import Projection
+    from kg.store import Store
+
+DEFAULT_LIMIT = 1000
+"""Rows shown before a result is cut (``.limit N``; ``.limit 0`` shows all)."""
+
+APP_DIR = "abstract-kg"
+
+T = TypeVar("T")
+
+
+def data_dir() -> Path:
+    """``$XDG_DATA_HOME/abstract-kg``, or ``~/.local/share/abstract-kg`` (not created here).
+
+    A relative ``$XDG_DATA_HOME`` is ignored, as the XDG Base Directory specification says.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["XDG_DATA_HOME"] = "/tmp/xdg"
+    >>> str(data_dir())
+    '/tmp/xdg/abstract-kg'
+    >>> del os.environ["XDG_DATA_HOME"]
+    """
+    base = os.environ.get("XDG_DATA_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / APP_DIR
+
+
+def history_path() -> Path:
+    """The file of the prompt's persistent history."""
+    return data_dir() / "history"
+
+
+def queries_path() -> Path:
+    """The JSON file of saved queries (``.save NAME`` / ``.run NAME``)."""
+    return data_dir() / "queries.json"
+
+
+def _labels_starting(labels: Iterable[str], name: str, limit: int = 3) -> list[str]:
+    """Labels that begin with ``name`` or have a word that does (for "did you mean").
+
+    Examples
+    --------
+    >>> _labels_starting(["goal misgeneralization", "CLIP", "misgeneralization"], "misgen")
+    ['misgeneralization', 'goal misgeneralization']
+    """
+    key = " ".join(name.lower().split())
+    starts, words = [], []
+    for label in dict.fromkeys(labels):
+        folded = label.lower()
+        if folded.startswith(key):
+            starts.append(label)
+        elif f" {key}" in f" {folded.replace('-', ' ')}":
+            words.append(label)
+    return sorted(starts, key=len)[:limit] + sorted(words, key=len)[: max(0, limit - len(starts))]
+
+
+class SavedQueries:
+    """Named SPARQL queries in a JSON object ``{name: query}``, written atomically.
+
+    Parameters
+    ----------
+    path : path-like
+        The JSON file; it and its folder are created on the first save.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def _load(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as err:
+            raise UsageError(f"{self.path}: cannot read the saved queries: {err}") from None
+        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+            raise UsageError(f"{self.path}: not a JSON object of named queries")
+        return data
+
+    def names(self) -> list[str]:
+        """The saved names, sorted."""
+        return sorted(self._load())
+
+    def items(self) -> list[tuple[str, str]]:
+        """``(name, query)`` pairs, sorted by name."""
+        return sorted(self._load().items())
+
+    def get(self, name: str) -> str | None:
+        """The query saved as ``name``, or None."""
+        return self._load().get(name)
+
+    def save(self, name: str, query: str) -> None:
+        """Save (or replace) ``name``."""
+        data = self._load()
+        data[name] = query
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=self.path.parent,
+                                                 prefix=".queries.", delete=False)
+            with handle:
+                json.dump(data, handle, indent=2, ensure_ascii=False, sort_keys=True)
+                handle.write("\n")
+            os.replace(handle.name, self.path)
+        except OSError as err:
+            raise UsageError(f"{self.path}: cannot save: {err.strerror or err}") from None
+
+
+@dataclass
+class Session:
+    """Everything a command handler may read or change.
+
+    Attributes
+    ----------
+    store : kg.store.Store
+        The graph (embedded or a remote endpoint).
+    location : str
+        The store directory or endpoint URL, for messages.
+    fmt : str
+        Output format: one of :data:`kg.results.FORMATS`.
+    timing : bool
+        Show the time taken in the summary line.
+    limit : int
+        Show at most this many rows of a result; 0 for no limit.
+    saved : SavedQueries
+        Named queries, persisted.
+    last_query : str or None
+        The text of the last SPARQL query that ran, for ``.save``.
+    running : bool
+        False once ``.quit`` ran.
+    cache : dict
+        Derived data, computed once per session (see :meth:`cached`).
+    """
+
+    store: Store
+    location: str = ""
+    fmt: str = "table"
+    timing: bool = True
+    limit: int = DEFAULT_LIMIT
+    saved: SavedQueries = field(default_factory=lambda: SavedQueries(queries_path()))
+    last_query: str | None = None
+    running: bool = True
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    def cached(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once per session, under ``key``.
+
+        Examples
+        --------
+        >>> session = Session(store=None)
+        >>> session.cached("answer", lambda: 42), session.cached("answer", lambda: 0)
+        (42, 42)
+        """
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
+    def labels(self) -> LabelIndex:
+        """The store's entities by label and alias (for entity arguments)."""
+        from kg.lookup import LabelIndex
+
+        return self.cached("labels", lambda: LabelIndex.from_store(self.store))
+
+    def resolve(self, name: str) -> str:
+        """The IRI of the entity called ``name`` (label, alias, prefixed name or IRI).
+
+        Raises
+        ------
+        kg.errors.EntityNotFoundError
+            With "did you mean" suggestions.
+        """
+        name = name.strip()
+        if not name:
+            raise UsageError("name an entity (a label, an alias or an IRI)")
+        labels = self.labels()
+        try:
+            return labels.resolve(name)
+        except EntityNotFoundError as err:
+            if err.suggestions:
+                raise
+            raise EntityNotFoundError(name, suggestions=_labels_starting(labels.labels.values(), name)) from None
+
+    def projection(self) -> Projection:
+        """The store's :class:`kg.projection.Projection` for the path algorithms, loaded once.
+
+        :func:`kg.projection.load_projection` reads it from the store's cache when the store
+        has not changed since it was cached.
+        """
+        from kg.projection import load_projection
+
+        return self.cached("projection", lambda: load_projection(self.store))
