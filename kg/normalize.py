@@ -6,8 +6,8 @@ Examples
 'vision transformer'
 >>> fold("LLMs")
 'llm'
->>> fold("loss"), fold("social bias"), fold("policies"), fold("losses"), fold("robotics")
-('loss', 'social bias', 'policy', 'loss', 'robotics')
+>>> fold("loss"), fold("social bias"), fold("policies"), fold("losses"), fold("robotics"), fold("biases")
+('loss', 'social bias', 'policy', 'loss', 'robotics', 'bias')
 >>> entity_key("Adaptive Return-conditioned Policy")
 'adaptive-return-conditioned-policy'
 >>> entity_key("GPT-4")
@@ -47,7 +47,7 @@ def singular(word: str) -> str:
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes", "zzes")):
+    if word.endswith(("sses", "xes", "ches", "shes", "zzes", "iases")):
         return word[:-2]
     if word.endswith(_INVARIANT_ENDINGS):
         return word

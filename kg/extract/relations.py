@@ -60,20 +60,35 @@ class Found:
     confidence: float
 
 
-@Language.factory("kg_relations", requires=["doc.spans", "token.dep"], assigns=["doc.user_data"])
-def make_relation_finder(nlp: Language, name: str) -> RelationFinder:
-    return RelationFinder(name=name)
+# SciERC's labels as this graph's predicates: (predicate, whether SciERC's direction is reversed).
+PREDICATE_OF_SCIERC = {
+    "USED-FOR": ("usedFor", False), "EVALUATE-FOR": ("evaluatedOn", True), "COMPARE": ("comparedWith", False),
+    "PART-OF": ("partOf", False), "HYPONYM-OF": ("hyponymOf", False), "FEATURE-OF": ("featureOf", False),
+    "CONJUNCTION": ("conjunction", False),
+}
+
+
+@Language.factory("kg_relations", default_config={"threshold": 0.6}, requires=["doc.spans", "token.dep"],
+                  assigns=["doc.user_data"])
+def make_relation_finder(nlp: Language, name: str, threshold: float) -> RelationFinder:
+    from kg.extract.relation_model import MODEL_FILE, RelationModel
+
+    model = RelationModel.load() if MODEL_FILE.is_file() else None
+    return RelationFinder(name=name, model=model, threshold=threshold)
 
 
 class RelationFinder:
-    """Finds relations between the mentions in ``doc.spans["kg_entities"]``.
+    """Finds relations between the mentions in ``doc.spans["kg_entities"]``: the rules first,
+    then, for pairs no rule relates, the SciERC-trained classifier when it is confident enough.
 
     Results are kept in ``doc.user_data["kg_relations"]`` as plain tuples of token offsets,
     so that they travel with the Doc between processes.
     """
 
-    def __init__(self, *, name: str = "kg_relations") -> None:
+    def __init__(self, *, name: str = "kg_relations", model=None, threshold: float = 0.6) -> None:
         self.name = name
+        self.model = model
+        self.threshold = threshold
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations(doc, self.find(doc))
@@ -86,11 +101,34 @@ class RelationFinder:
             inside = [m for m in mentions if sentence.start <= m.start and m.end <= sentence.end]
             for i, first in enumerate(inside):
                 for second in inside[i + 1:]:
+                    ruled = False
                     for relation in _relations(first, second):
+                        ruled = True
                         key = (relation.subject.start, relation.subject.end, relation.object.start, relation.object.end)
                         if key not in found or found[key].confidence < relation.confidence:
                             found[key] = relation
+                    if not ruled and self.model is not None:
+                        relation = self._classify(first, second)
+                        if relation is not None:
+                            found[(relation.subject.start, relation.subject.end,
+                                   relation.object.start, relation.object.end)] = relation
         return sorted(found.values(), key=lambda r: (r.subject.start, r.object.start, r.predicate))
+
+    def _classify(self, first: Span, second: Span) -> Found | None:
+        from kg.extract.relation_model import FEATURE_TYPE, MAX_GAP, pair_features
+
+        if second.start - first.end > MAX_GAP:
+            return None
+        features = pair_features(first, FEATURE_TYPE[first.label_], second, FEATURE_TYPE[second.label_])
+        label, probability = self.model.predict(features)
+        if label == "NONE" or probability < self.threshold:
+            return None
+        scierc, forward = label[:-1], label.endswith(">")
+        subject, obj = (first, second) if forward else (second, first)
+        predicate, reversed_ = PREDICATE_OF_SCIERC[scierc]
+        if reversed_:
+            subject, obj = obj, subject
+        return Found(subject, predicate, obj, scierc, round(probability, 3))
 
     @staticmethod
     def set_annotations(doc: Doc, relations: list[Found]) -> None:
