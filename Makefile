@@ -7,6 +7,11 @@ STAMP  := $(VENV)/.installed
 .PHONY: install run test bench clean
 
 install: $(STAMP)
+	@# Optional: headless Chromium for the rendering test of `kg viz` (skipped without it). Best effort, as
+	@# root with apt (as CI runs); never fails the install.
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1; } || \
+	  echo "note: chromium not installed; the test that renders kg viz in a browser will be skipped"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -23,6 +28,7 @@ test: install
 
 bench: install
 	$(PY) -m kg.bench
+	$(PY) -m kg.bench_paths
 
 clean:
 	rm -rf $(VENV) .kg build *.egg-info

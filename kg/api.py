@@ -68,6 +68,15 @@ class KnowledgeGraph:
         """Run SPARQL; the Result has ``columns``, ``rows`` and ``to_dataframe()``."""
         return self.store.query(sparql)
 
+    def path(self, source: str, target: str, *, max_hops: int = 4, limit: int = 3,
+             via: Iterable[str] | None = None, through_papers: bool | None = None) -> dict:
+        """The shortest paths between two concepts, as ``kg path --format json`` gives them."""
+        from kg.projection import load_projection
+        from kg.reports import path_report
+
+        return path_report(load_projection(self.store), self.store, source, target, max_hops=max_hops,
+                           limit=limit, via=via, through_papers=through_papers)
+
     def stats(self) -> Stats:
         from kg.stats import collect_stats
 

@@ -84,3 +84,25 @@ class EntityNotFoundError(KGError):
         self.suggestions = tuple(suggestions)
         hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
         super().__init__(f"no entity named {name!r}{hint}")
+
+
+class UnknownPredicateError(UsageError):
+    """A kind of link (``--via``) that the graph does not have.
+
+    Examples
+    --------
+    >>> str(UnknownPredicateError("usedfr", suggestions=["usedFor"]))
+    "unknown link 'usedfr'; did you mean: usedFor?"
+    >>> str(UnknownPredicateError("x", known=["usedFor", "mentions"]))
+    "unknown link 'x'; choose from: usedFor, mentions"
+    """
+
+    def __init__(self, name: str, *, suggestions: list[str] | tuple[str, ...] = (),
+                 known: list[str] | tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.suggestions = tuple(suggestions)
+        if self.suggestions:
+            hint = f"; did you mean: {', '.join(self.suggestions)}?"
+        else:
+            hint = f"; choose from: {', '.join(known)}" if known else ""
+        super().__init__(f"unknown link {name!r}{hint}")

@@ -1,0 +1,141 @@
+"""Derived data kept beside a store, in ``DIR/cache/``, valid while the store is unchanged.
+
+Each entry is one file, ``DIR/cache/NAME.marshal``: a length-prefixed header naming the
+store's fingerprint, then the value. The fingerprint is a digest of the names, sizes and
+modification times of the database files. Every write to Oxigraph's RocksDB appends to
+its write-ahead log or adds table files, so it changes with every change of content
+whoever writes (``kg build``, ``Store.write``), while opening the store read-only changes
+nothing. (A store open for writing also changes its files in the background, as RocksDB
+compacts them; that only costs recomputing.) A stale entry is never read, and is replaced by the next reader.
+
+Values are builtins only (numbers, strings, lists, tuples, dicts) stored with
+``marshal``: loading one runs no code and is as fast as Python reads data.
+
+Examples
+--------
+>>> import tempfile, os
+>>> from rdflib import Literal
+>>> from kg.namespace import KG, paper_iri
+>>> from kg.store import open_store
+>>> calls = []
+>>> def count_papers(store):
+...     calls.append(1)
+...     return len(store.query("SELECT ?p WHERE { ?p kg:sourceLocation ?l }").rows)
+>>> def read_twice(path):
+...     with open_store(path) as store:
+...         return [cached(store, "papers", lambda: count_papers(store)) for _ in range(2)]
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "s")
+...     with open_store(path, create=True) as store:
+...         store.write([(paper_iri("p1"), KG.sourceLocation, Literal("a.txt:1"))])
+...     before = read_twice(path)
+...     with open_store(path, write=True) as store:
+...         store.write([(paper_iri("p2"), KG.sourceLocation, Literal("a.txt:3"))])
+...     after = read_twice(path)
+>>> before, after, len(calls)
+([1, 1], [2, 2], 2)
+"""
+from __future__ import annotations
+
+import gc
+import hashlib
+import marshal
+import os
+import re
+import struct
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from kg.store import Store
+
+FORMAT = 2
+"""Bump when the layout of a cached value changes, so that old entries are ignored."""
+
+T = TypeVar("T")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def cached(store: Store, name: str, compute: Callable[[], T]) -> T:
+    """The value cached as ``name`` for the store's current state, computing it when there is none.
+
+    ``compute`` must return builtins only. A store that is not a local directory (a
+    SPARQL endpoint) has no cache: ``compute`` runs every time.
+    """
+    from kg.store import EmbeddedStore
+
+    if not _NAME.match(name):
+        raise ValueError(f"cache entry names are letters, digits, '.', '_' and '-', not {name!r}")
+    if not isinstance(store, EmbeddedStore):
+        return compute()
+    header = _header(store_fingerprint(store.path))
+    path = store.path / "cache" / f"{name}.marshal"
+    found = _read(path, header)
+    if found is not _MISSING:
+        return found  # type: ignore[return-value]
+    value = compute()
+    _write(path, header, value)
+    return value
+
+
+def store_fingerprint(directory: str | os.PathLike[str]) -> str:
+    """A digest of the names, sizes and modification times of a store's database files."""
+    entries = []
+    with os.scandir(Path(directory) / "oxigraph") as files:
+        for entry in files:
+            name = entry.name
+            if name == "CURRENT" or name.startswith("MANIFEST-") or name.endswith((".sst", ".log", ".blob")):
+                status = entry.stat()
+                entries.append(f"{name}\t{status.st_size}\t{status.st_mtime_ns}")
+    return hashlib.sha256("\n".join(sorted(entries)).encode()).hexdigest()
+
+
+_MISSING = object()
+
+
+def _header(fingerprint: str) -> dict:
+    return {"format": FORMAT, "python": list(sys.version_info[:2]), "fingerprint": fingerprint}
+
+
+def _read(path: Path, header: dict) -> object:
+    # marshal.load on a file reads item by item through Python's I/O (seconds for a large
+    # value); marshal.loads on bytes does not. The header, read first, is length-prefixed.
+    try:
+        with open(path, "rb") as stream:
+            (size,) = struct.unpack(">I", stream.read(4))
+            if marshal.loads(stream.read(size)) != header:
+                return _MISSING
+            payload = stream.read()
+        # Millions of new containers would trigger the cyclic collector again and again (more
+        # than doubling the time); the data has no cycles, so reference counting frees it anyway.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return marshal.loads(payload)
+        finally:
+            if collecting:
+                gc.enable()
+    except (OSError, EOFError, ValueError, TypeError, struct.error):
+        return _MISSING
+
+
+def _write(path: Path, header: dict, value: object) -> None:
+    try:
+        path.parent.mkdir(exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as stream:
+            head = marshal.dumps(header)
+            stream.write(struct.pack(">I", len(head)) + head)
+            stream.write(marshal.dumps(value))
+        os.chmod(stream.name, 0o666 & ~_umask())
+        os.replace(stream.name, path)
+    except OSError:
+        return  # a read-only store directory: answer without caching
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,120 @@
+"""`kg related`, `kg central`, `kg communities` and the projection's exports (graphml, gexf, csv)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from conftest import run_kg
+from test_paths_graphs import STATEMENTS, relations_store  # noqa: F401  (a fixture)
+
+
+def report(store: Path, *args: str) -> dict:
+    done = run_kg(*args, "--format", "json", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+# --- related ---------------------------------------------------------------------------------
+
+def test_related_json_has_exactly_the_documented_shape(relations_store: Path) -> None:
+    found = report(relations_store, "related", "CLIP")
+    assert list(found) == ["related"]
+    assert found["related"] and all(list(row) == ["label", "type", "score", "reason"] for row in found["related"])
+
+
+def test_related_scores_co_occurrence_then_predicts_missing_links(relations_store: Path) -> None:
+    rows = {row["label"]: row for row in report(relations_store, "related", "CLIP")["related"]}
+    # CLIP is in p1, p2, p4; zero-shot classification in p1, p4: Jaccard 2 / (3 + 2 - 2)
+    assert rows["zero-shot classification"]["score"] == pytest.approx(2 / 3, abs=1e-4)
+    assert "mentioned with CLIP in 2 of its 2 papers" in rows["zero-shot classification"]["reason"]
+    assert "usedFor (2 papers)" in rows["zero-shot classification"]["reason"]
+    assert rows["ImageNet"]["score"] == pytest.approx(1 / 3, abs=1e-4)
+    # accuracy is linked to CLIP (p1); robust overfitting is not, but shares accuracy with it
+    prediction = rows["robust overfitting"]
+    assert prediction["reason"].startswith("not linked to CLIP yet; both linked to accuracy")
+    degree_of_accuracy = 5  # CLIP, zero-shot classification, ImageNet, adversarial training, robust overfitting
+    assert prediction["score"] == pytest.approx(1 / math.log(degree_of_accuracy), abs=1e-4)
+    labels = [row["label"] for row in report(relations_store, "related", "CLIP", "--predict", "0")["related"]]
+    assert "robust overfitting" not in labels and labels[0] == "zero-shot classification"
+
+
+def test_related_pmi_and_type_filter(relations_store: Path) -> None:
+    rows = report(relations_store, "related", "CLIP", "--measure", "pmi", "--type", "Dataset", "--predict", "0")["related"]
+    assert [(r["label"], r["type"]) for r in rows] == [("ImageNet", "Dataset")]
+    assert rows[0]["score"] == pytest.approx(math.log2(1 * 5 / (3 * 1)), abs=1e-4)  # 5 papers in all
+    done = run_kg("related", "CLIP", "--type", "Gadget", "--store", str(relations_store))
+    assert done.returncode == 2 and "unknown type 'Gadget'" in done.stderr
+
+
+# --- central and communities -----------------------------------------------------------------
+
+def test_central_by_degree_per_type(relations_store: Path) -> None:
+    found = report(relations_store, "central", "--limit", "1")
+    assert found["by"] == "degree"
+    top = {row["type"]: (row["label"], row["score"], row["papers"]) for row in found["central"]}
+    assert top["Method"] == ("CLIP", 5, 3)  # zero-shot classification, ImageNet, accuracy, ARP, goal misgeneralization
+    assert top["Metric"][0] == "accuracy"
+    assert set(top) == {"Method", "Task", "Dataset", "Metric", "Phenomenon"}
+
+
+def test_central_by_pagerank_sums_to_at_most_one(relations_store: Path) -> None:
+    rows = report(relations_store, "central", "--by", "pagerank", "--limit", "20")["central"]
+    assert sum(row["score"] for row in rows) == pytest.approx(1.0, abs=1e-4)
+    methods = [row["label"] for row in rows if row["type"] == "Method"]
+    assert methods[0] == "CLIP" and methods[-1] == "quantum annealing"
+
+
+def test_communities_are_named_by_their_top_concepts(relations_store: Path) -> None:
+    found = report(relations_store, "communities", "--min-size", "2")["communities"]
+    assert all(list(c) == ["name", "size", "top", "members"] for c in found)
+    members = [set(c["members"]) for c in found]
+    assert {"adversarial training", "robust overfitting"} <= set().union(*members)
+    assert not any("quantum annealing" in group for group in members)  # a community of one
+    assert all(c["name"] == " / ".join(c["top"][:3]) and c["size"] == len(c["members"]) for c in found)
+
+
+# --- exports of the projection ---------------------------------------------------------------
+
+def test_graphml_and_gexf_read_back_with_networkx(relations_store: Path, tmp_path: Path) -> None:
+    for name, read in (("graphml", nx.read_graphml), ("gexf", nx.read_gexf)):
+        target = tmp_path / f"graph.{name}"
+        done = run_kg("export", "-o", str(target), "--store", str(relations_store))
+        assert done.returncode == 0, done.stderr
+        graph = read(target)
+        assert graph.number_of_nodes() == 9 + 5
+        entity_nodes = [n for n, kind in graph.nodes(data="kind") if kind == "entity"]
+        assert len(entity_nodes) == 9
+        relations = [d for _, _, d in graph.edges(data=True) if d["predicate"] not in ("mentions", "proposes")]
+        assert len(relations) == len({(s, p, o) for s, p, o, *_ in STATEMENTS})
+        used_for = next(d for d in relations if d["predicate"] == "usedFor")
+        assert int(used_for["support"]) == 2 and used_for["evidence"] == "CLIP is used for zero-shot classification."
+
+
+def test_csv_export_is_an_edge_table_for_pandas(relations_store: Path) -> None:
+    done = run_kg("export", "--format", "csv", "--store", str(relations_store))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert list(rows[0]) == ["source", "source_label", "source_type", "predicate", "target", "target_label",
+                             "target_type", "support", "evidence", "paper"]
+    predicates = [row["predicate"] for row in rows]
+    assert predicates.count("mentions") == 4 + 3 + 3 + 2 + 1 and predicates.count("proposes") == 1
+    arp = next(row for row in rows if row["predicate"] == "addresses")
+    assert (arp["source_label"], arp["target_label"], arp["target_type"]) == (
+        "Adaptive Return-conditioned Policy", "goal misgeneralization", "Phenomenon")
+
+
+# --- the seeds graph -------------------------------------------------------------------------
+
+def test_seeds_related_central_and_communities(seeds_store: Path) -> None:
+    related = report(seeds_store, "related", "CLIP", "--predict", "0")["related"]
+    assert len(related) == 10 and {"zero-shot classification", "ImageNet"} <= {r["label"] for r in related}
+    central = report(seeds_store, "central", "--limit", "3")["central"]
+    assert ("accuracy", "Metric") in {(r["label"], r["type"]) for r in central}
+    communities = report(seeds_store, "communities")["communities"]
+    assert len(communities) == 10 and communities[0]["size"] >= communities[-1]["size"] >= 3
