@@ -80,6 +80,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- training the span detector ------------------------------------------------------------
+
+@command("train", "train the SciERC span detector (scierc) or the relation classifier (relations)")
+def cmd_train(args: argparse.Namespace) -> int:
+    if args.target == "relations":
+        from kg.extract.relation_model import MODEL_FILE
+        from kg.extract.relation_training import train_relations
+
+        output = Path(args.output) if args.output else MODEL_FILE
+        train_relations(output)
+    else:
+        from kg.train import train_scierc
+
+        output = train_scierc(args.output, minutes=args.minutes)
+    print(f"kg train: wrote {output}", file=sys.stderr)
+    return 0
+
+
 # --- reading the graph -----------------------------------------------------------------------
 
 @command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
@@ -108,7 +126,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("export", "write the graph as ttl, nt, nq, trig, jsonld or xml")
+@command("export", "write the graph as ttl, nt, nq, trig, jsonld or xml; or its projection as graphml, gexf or csv")
 def cmd_export(args: argparse.Namespace) -> int:
     from kg.export import EXPORTERS, get_exporter
 
@@ -133,11 +151,99 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if report.conforms else 1
 
 
+@command("describe", "an entity: type, aliases, papers, and its relations with support and evidence")
+def cmd_describe(args: argparse.Namespace) -> int:
+    from kg.describe import describe
+
+    with _open_for_reading(args) as store:
+        description = describe(store, args.entity)
+    _write_text(json.dumps(description.to_json(), indent=2, ensure_ascii=False) if args.format == "json"
+                else description.to_text())
+    return 0
+
+
 @command("shell", "open the interactive query shell")
 def cmd_shell(args: argparse.Namespace) -> int:
     from shell.app import run_shell
 
     return run_shell(store=args.store, endpoint=args.endpoint)
+
+
+# --- exploring connections -------------------------------------------------------------------
+
+@command("path", "the shortest chains of links between two concepts, each hop with its evidence")
+def cmd_path(args: argparse.Namespace) -> int:
+    from kg.report_text import render_path
+    from kg.reports import path_report
+
+    with _open_for_reading(args) as store:
+        report = path_report(_projection(store), store, args.source, args.target, max_hops=args.max_hops,
+                             limit=args.limit, via=_names(args.via), through_papers=args.papers)
+    _write_report(report, render_path, args.format)
+    return 0
+
+
+@command("neighbors", "the concepts within N links of a concept, nearest and best-linked first")
+def cmd_neighbors(args: argparse.Namespace) -> int:
+    from kg.report_text import render_neighbors
+    from kg.reports import neighbors_report
+
+    with _open_for_reading(args) as store:
+        report = neighbors_report(_projection(store), args.concept, hops=args.hops, limit=args.limit or None,
+                                  via=_names(args.via), through_papers=args.papers)
+    _write_report(report, render_neighbors, args.format)
+    return 0
+
+
+@command("related", "the concepts most associated with a concept, and likely links not made yet")
+def cmd_related(args: argparse.Namespace) -> int:
+    from kg.report_text import render_related
+    from kg.reports import related_report
+
+    with _open_for_reading(args) as store:
+        report = related_report(_projection(store), args.concept, measure=args.measure, types=_names(args.type),
+                                limit=args.limit, predictions=args.predict)
+    _write_report(report, render_related, args.format)
+    return 0
+
+
+@command("central", "the most central concepts of each type, by degree or PageRank")
+def cmd_central(args: argparse.Namespace) -> int:
+    from kg.report_text import render_central
+    from kg.reports import central_report
+
+    with _open_for_reading(args) as store:
+        report = central_report(_projection(store), store, by=args.by, types=_names(args.type), limit=args.limit)
+    _write_report(report, render_central, args.format)
+    return 0
+
+
+@command("communities", "clusters of concepts that occur together (Louvain), named by their top concepts")
+def cmd_communities(args: argparse.Namespace) -> int:
+    from kg.report_text import render_communities
+    from kg.reports import communities_report
+
+    with _open_for_reading(args) as store:
+        report = communities_report(_projection(store), store, resolution=args.resolution,
+                                    min_size=args.min_size, limit=args.limit or None)
+    _write_report(report, render_communities, args.format)
+    return 0
+
+
+@command("viz", "write an interactive HTML view of a concept's neighbourhood")
+def cmd_viz(args: argparse.Namespace) -> int:
+    from kg.viz import neighbourhood_view, render_html
+
+    with _open_for_reading(args) as store:
+        view = neighbourhood_view(_projection(store), store, args.concept, hops=args.hops, limit=args.limit,
+                                  via=_names(args.via), through_papers=args.papers)
+    html = render_html(view).encode("utf-8")
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(html)
+        sys.stdout.buffer.flush()
+    else:
+        _write_atomically(Path(args.output), lambda stream: stream.write(html))
+    return 0
 
 
 # --- the parser ------------------------------------------------------------------------------
@@ -176,6 +282,13 @@ def make_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--split", default="dev", help="scierc: dev or test (default dev)")
     evaluate.add_argument("--format", choices=("text", "json"), default="text")
     evaluate.add_argument("--model", default=None, help="spaCy pipeline (see kg build --model)")
+    train = sub.add_parser("train", parents=[common], help=COMMANDS["train"][1])
+    train.add_argument("target", choices=("scierc", "relations"),
+                       help="scierc: the span detector; relations: the relation classifier (both on SciERC train)")
+    train.add_argument("--output", metavar="DIR", default=None,
+                       help="where to write the trained component (default: the package's kg/models/scierc_ner)")
+    train.add_argument("--minutes", type=float, default=None,
+                       help="stop after this many minutes, keeping the best checkpoint (default: the config's steps)")
     query = sub.add_parser("query", parents=[common, reading], help=COMMANDS["query"][1])
     query.add_argument("sparql", nargs="?", help="the query text")
     query.add_argument("-f", "--file", help="read the query from FILE ('-' for stdin)")
@@ -183,9 +296,14 @@ def make_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", parents=[common, reading], help=COMMANDS["stats"][1])
     stats.add_argument("--format", choices=("text", "json"), default="text")
     export = sub.add_parser("export", parents=[common], help=COMMANDS["export"][1])
-    export.add_argument("--format", default=None, help="ttl, nt, nq, trig, jsonld, xml (default: from -o, else ttl)")
+    export.add_argument("--format", default=None,
+                        help="ttl, nt, nq, trig, jsonld, xml, graphml, gexf, csv (default: from -o, else ttl)")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: stdout)")
     sub.add_parser("validate", parents=[common], help=COMMANDS["validate"][1])
+    described = sub.add_parser("describe", parents=[common, reading], help=COMMANDS["describe"][1])
+    described.add_argument("entity", metavar="X", help="a label, alias or IRI")
+    described.add_argument("--format", choices=("text", "json"), default="text")
+    _add_exploring(sub, parents=[common, reading])
     sub.add_parser("shell", parents=[common, reading], help=COMMANDS["shell"][1])
     del build  # configured through its parents
     return parser
@@ -214,7 +332,69 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def _add_exploring(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    from_json = argparse.ArgumentParser(add_help=False)
+    from_json.add_argument("--format", choices=("text", "json"), default="text")
+    links = argparse.ArgumentParser(add_help=False)
+    links.add_argument("--via", action="append", metavar="LINK",
+                       help="follow only these relations (comma-separated or repeated: usedFor, evaluatedOn, "
+                            "comparedWith, outperforms, addresses, partOf, hyponymOf, featureOf, conjunction; "
+                            "mentions = through papers)")
+    links.add_argument("--papers", action=argparse.BooleanOptionalAction, default=None,
+                       help="may links pass through papers (two concepts mentioned by one paper)? "
+                            "(default: yes, unless --via leaves out mentions)")
+    types = argparse.ArgumentParser(add_help=False)
+    types.add_argument("--type", action="append", metavar="TYPE",
+                       help="only concepts of this type (Method, Dataset, Task, Metric, Phenomenon; repeatable)")
+
+    path = sub.add_parser("path", parents=[*parents, from_json, links], help=COMMANDS["path"][1])
+    path.add_argument("source", metavar="A", help="a concept: label, alias or IRI")
+    path.add_argument("target", metavar="B", help="another concept")
+    path.add_argument("--max-hops", type=_positive_int, default=4, help="longest path to look for (default 4)")
+    path.add_argument("--limit", type=_positive_int, default=3, help="how many paths (default 3)")
+    neighbors = sub.add_parser("neighbors", parents=[*parents, from_json, links], help=COMMANDS["neighbors"][1])
+    neighbors.add_argument("concept", metavar="X", help="a concept: label, alias or IRI")
+    neighbors.add_argument("--hops", type=_positive_int, default=1, help="how far to look (default 1)")
+    neighbors.add_argument("--limit", type=_count, default=20, help="concepts shown per ring (default 20; 0: all)")
+    related = sub.add_parser("related", parents=[*parents, from_json, types], help=COMMANDS["related"][1])
+    related.add_argument("concept", metavar="X", help="a concept: label, alias or IRI")
+    related.add_argument("--measure", choices=("jaccard", "pmi", "npmi"), default="jaccard",
+                         help="co-occurrence score over papers (default jaccard)")
+    related.add_argument("--limit", type=_positive_int, default=10, help="associated concepts shown (default 10)")
+    related.add_argument("--predict", type=_count, default=5, metavar="K",
+                         help="also K concepts not linked yet, by Adamic-Adar (default 5; 0: none)")
+    central = sub.add_parser("central", parents=[*parents, from_json, types], help=COMMANDS["central"][1])
+    central.add_argument("--by", choices=("degree", "pagerank"), default="degree")
+    central.add_argument("--limit", type=_positive_int, default=10, help="concepts per type (default 10)")
+    communities = sub.add_parser("communities", parents=[*parents, from_json], help=COMMANDS["communities"][1])
+    communities.add_argument("--resolution", type=float, default=1.0,
+                             help="Louvain resolution: above 1 gives smaller communities (default 1)")
+    communities.add_argument("--min-size", type=_positive_int, default=3, help="smallest community shown (default 3)")
+    communities.add_argument("--limit", type=_count, default=10, help="communities shown (default 10; 0: all)")
+    viz = sub.add_parser("viz", parents=[*parents, links], help=COMMANDS["viz"][1])
+    viz.add_argument("concept", metavar="X", help="a concept: label, alias or IRI")
+    viz.add_argument("--hops", type=_positive_int, default=1, help="how far from X (default 1)")
+    viz.add_argument("--limit", type=_positive_int, default=25, help="most concepts drawn (default 25)")
+    viz.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: stdout)")
+
+
 # --- helpers ---------------------------------------------------------------------------------
+
+def _projection(store):
+    from kg.projection import load_projection
+
+    return load_projection(store)
+
+
+def _names(values: list[str] | None) -> list[str] | None:
+    """Option values given repeatedly or comma-separated, as one list (None when not given)."""
+    if not values:
+        return None
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def _write_report(report: dict, render_text: Callable[[dict], str], output_format: str) -> None:
+    _write_text(json.dumps(report, ensure_ascii=False, indent=2) if output_format == "json" else render_text(report))
 
 def _open_for_reading(args: argparse.Namespace):
     from kg.store import open_store
@@ -280,6 +460,16 @@ def _positive_int(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
     if number < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
     return number
 
 
