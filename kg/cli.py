@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -128,7 +127,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 @command("export", "write the graph as ttl, nt, nq, trig, jsonld or xml; or its projection as graphml, gexf or csv")
 def cmd_export(args: argparse.Namespace) -> int:
-    from kg.export import EXPORTERS, get_exporter
+    from kg.export import EXPORTERS, get_exporter, write_atomically
 
     name = args.format or _format_from_suffix(args.output, EXPORTERS) or "ttl"
     exporter = get_exporter(name)
@@ -137,7 +136,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             exporter.write(store, sys.stdout.buffer)
             sys.stdout.buffer.flush()
         else:
-            _write_atomically(Path(args.output), lambda stream: exporter.write(store, stream))
+            write_atomically(Path(args.output), lambda stream: exporter.write(store, stream))
     return 0
 
 
@@ -232,6 +231,7 @@ def cmd_communities(args: argparse.Namespace) -> int:
 
 @command("viz", "write an interactive HTML view of a concept's neighbourhood")
 def cmd_viz(args: argparse.Namespace) -> int:
+    from kg.export import write_atomically
     from kg.viz import neighbourhood_view, render_html
 
     with _open_for_reading(args) as store:
@@ -242,7 +242,7 @@ def cmd_viz(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(html)
         sys.stdout.buffer.flush()
     else:
-        _write_atomically(Path(args.output), lambda stream: stream.write(html))
+        write_atomically(Path(args.output), lambda stream: stream.write(html))
     return 0
 
 
@@ -433,44 +433,28 @@ def _format_from_suffix(output: str | None, exporters: dict) -> str | None:
     return next((name for name, e in exporters.items() if e.suffix == suffix), None)
 
 
-def _write_atomically(path: Path, write: Callable) -> None:
-    """Write through a temporary file beside ``path``, so a failure leaves no half-written file."""
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise UsageError(f"{path}: no such directory {directory}")
-    handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{path.name}.", delete=False)
-    try:
-        with handle:
-            write(handle)
-        os.replace(handle.name, path)
-    except BaseException:
-        os.unlink(handle.name)
-        raise
-
-
 def _write_text(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     sys.stdout.flush()
 
 
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
+def _whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+        if number < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more")
+        return number
+
+    return parse
 
 
-def _count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return number
+_positive_int = _whole_number(1)
+_count = _whole_number(0)
 
 
 def _version() -> str:

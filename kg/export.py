@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from kg.errors import UsageError
@@ -156,3 +159,21 @@ def get_exporter(name: str) -> Exporter:
         return EXPORTERS[name]
     except KeyError:
         raise UsageError(f"unknown export format {name!r}; choose one of: {', '.join(EXPORTERS)}") from None
+
+
+def write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """Write through a temporary file beside ``path``, so that a failure leaves no half-written file."""
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise UsageError(f"{path}: no such directory {directory}")
+    try:
+        handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{path.name}.", delete=False)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot write: {err.strerror or err}") from None
+    try:
+        with handle:
+            write(handle)
+        os.replace(handle.name, path)
+    except BaseException:
+        os.unlink(handle.name)
+        raise

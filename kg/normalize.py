@@ -24,12 +24,22 @@ _SPACES = re.compile(r"\s+")
 _NOT_KEY = re.compile(r"[^\w+.#'-]")
 
 
+# "pre-training" and "pretraining", "multi-modal" and "multimodal" are written both ways.
+_JOINED_PREFIX = re.compile(r"\b(pre|post|re|multi|over|under|non|co|semi|sub|meta|fine)[\u2010-\u2015\u2212_ -](?=[a-z])")
+
+
 def fold(text: str) -> str:
     """Fold case, hyphens, whitespace, a leading article and a final plural 's'.
 
     Two surface forms that fold alike name the same concept.
+
+    Examples
+    --------
+    >>> fold("Pre-training") == fold("pretraining"), fold("multi-modal") == fold("multimodal")
+    (True, True)
     """
     text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    text = _JOINED_PREFIX.sub(r"\1", text)
     text = _SPACES.sub(" ", _DASHES.sub(" ", text)).strip()
     text = _LEADING_ARTICLE.sub("", text)
     words = text.split(" ")

@@ -23,13 +23,13 @@ import difflib
 import os
 import re
 import shlex
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kg.export import write_atomically
 from kg.errors import UsageError
 from kg.namespace import ENTITY_TYPES, PREFIXES
 from kg.results import FORMATS, Result
@@ -348,26 +348,9 @@ def cmd_export(session: Session, args: str) -> Result:
     exporter = get_exporter(words[0].lower())
     path = Path(os.path.expanduser(words[1]))
     started = time.perf_counter()
-    _write_atomically(path, lambda stream: exporter.write(session.store, stream))
+    write_atomically(path, lambda stream: exporter.write(session.store, stream))
     size = path.stat().st_size
     return Result.text(f"wrote {path} ({exporter.name}, {_size(size)})", elapsed=time.perf_counter() - started)
-
-
-def _write_atomically(path: Path, write: Callable) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise UsageError(f"{path}: no such directory {directory}")
-    try:
-        handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{path.name}.", delete=False)
-    except OSError as err:
-        raise UsageError(f"{path}: cannot write: {err.strerror or err}") from None
-    try:
-        with handle:
-            write(handle)
-        os.replace(handle.name, path)
-    except BaseException:
-        os.unlink(handle.name)
-        raise
 
 
 def _size(n: int) -> str:

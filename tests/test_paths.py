@@ -201,6 +201,7 @@ def test_seeds_neighbors_of_a_well_known_concept(seeds_store: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["counts"][0] >= 20 and len(report["neighbors"]) == 20
-    supports = [n["support"] for n in report["neighbors"]]
-    assert supports == sorted(supports, reverse=True)
-    assert all(n["predicate"] == "mentions" and n["via"] == "ImageNet" for n in report["neighbors"])
+    # Co-mentioned concepts come in order of support (relations, better attested, may come first).
+    supports = [n["support"] for n in report["neighbors"] if n["predicate"] == "mentions"]
+    assert len(supports) >= 10 and supports == sorted(supports, reverse=True)
+    assert all(n["via"] == "ImageNet" for n in report["neighbors"])
