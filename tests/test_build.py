@@ -195,3 +195,10 @@ def test_export_format_follows_the_file_suffix(small_store: Path, tmp_path: Path
 def test_unknown_export_format_is_a_usage_error(small_store: Path) -> None:
     done = run_kg("export", "--format", "docx", "--store", str(small_store))
     assert done.returncode == 2 and "unknown export format 'docx'" in done.stderr
+
+
+def test_parallel_extraction_gives_the_same_graph(small_corpus: Path, tmp_path: Path) -> None:
+    for name, workers in (("serial", "1"), ("parallel", "2")):
+        done = run_kg("build", str(small_corpus), "--workers", workers, "--store", str(tmp_path / name))
+        assert done.returncode == 0, done.stderr
+    assert sorted_ntriples(tmp_path / "parallel") == sorted_ntriples(tmp_path / "serial")

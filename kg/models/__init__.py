@@ -1,0 +1,1 @@
+"""Model files shipped with the package: the span detector's config and weights."""

@@ -1,0 +1,194 @@
+"""SciERC reading and scoring, the shipped span detector, `kg eval scierc`, and the dev regression figure."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kg.scierc import (
+    SciercDoc,
+    data_dir,
+    predictions_from_record,
+    read_split,
+    score_entities,
+    score_relations,
+)
+from tests.conftest import REPO, run_kg
+
+REGRESSION = json.loads((REPO / "tests" / "data" / "scierc_regression.json").read_text())
+needs_scierc = pytest.mark.skipif(not (data_dir() / "dev.json").is_file(),
+                                  reason="SciERC is not beside the repo (../shared/scierc)")
+
+# A SciERC-style document: two sentences, an acronym defined in the first, all six types.
+DOC = {
+    "doc_key": "X01-1001",
+    "sentences": [
+        ["We", "present", "a", "conditional", "random", "field", "-LRB-", "CRF", "-RRB-", "for", "named", "entity",
+         "recognition", "."],
+        ["The", "CRF", "improves", "F1", "on", "the", "CoNLL", "corpus", "over", "this", "method", "."],
+    ],
+    "ner": [
+        [[3, 5, "Method"], [7, 7, "Method"], [10, 12, "Task"]],
+        [[15, 15, "Method"], [17, 17, "Metric"], [20, 21, "Material"], [24, 24, "Generic"]],
+    ],
+    "relations": [
+        [[3, 5, 10, 12, "USED-FOR"]],
+        [[17, 17, 15, 15, "EVALUATE-FOR"]],
+    ],
+}
+
+
+def test_text_is_tokens_joined_by_single_spaces_with_an_offset_map() -> None:
+    doc = SciercDoc.from_json(DOC)
+    tokens = [{"-LRB-": "(", "-RRB-": ")"}.get(t, t) for sentence in DOC["sentences"] for t in sentence]
+    assert doc.text == " ".join(tokens)
+    assert "conditional random field ( CRF ) for" in doc.text  # Penn Treebank escapes read as brackets
+    assert doc.sentence_starts == (0, 14)
+    for i, token in enumerate(tokens):
+        assert doc.text[doc.token_starts[i]:doc.token_ends[i]] == token
+    spans = {doc.text[s:e]: label for s, e, label in doc.entities}
+    assert spans["conditional random field"] == "Method"
+    assert spans["named entity recognition"] == "Task"
+    assert spans["CoNLL corpus"] == "Material"
+    assert spans["method"] == "Generic"
+
+
+def test_gold_keeps_four_types_and_maps_material_to_dataset() -> None:
+    doc = SciercDoc.from_json(DOC)
+    gold = {(doc.text[s:e], t) for s, e, t in doc.gold_entities()}
+    assert gold == {("conditional random field", "Method"), ("CRF", "Method"),
+                    ("named entity recognition", "Task"), ("F1", "Metric"), ("CoNLL corpus", "Dataset")}
+    assert len(doc.gold_entities()) == 6  # the two "CRF" mentions are two spans
+    relations = {(doc.text[a:b], doc.text[c:d], label) for a, b, c, d, label in doc.gold_relations()}
+    assert relations == {("conditional random field", "named entity recognition", "USED-FOR"),
+                         ("F1", "CRF", "EVALUATE-FOR")}
+
+
+def test_entity_scoring_is_exact_span_and_type() -> None:
+    gold = [{(0, 10, "Method"), (20, 30, "Task"), (40, 45, "Dataset")}]
+    predicted = [{
+        (0, 10, "Method"),     # exact: tp
+        (20, 29, "Task"),      # one character short: fp, and the gold Task is a fn
+        (40, 45, "Method"),    # right span, wrong type: fp (Method), fn (Dataset)
+        (50, 55, "Generic"),   # not a scored type: ignored
+    }]
+    scores = score_entities(gold, predicted)
+    assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 2, 2)
+    assert (scores.per_label["Method"].tp, scores.per_label["Method"].fp, scores.per_label["Method"].fn) == (1, 1, 0)
+    assert (scores.per_label["Task"].fp, scores.per_label["Task"].fn) == (1, 1)
+    assert (scores.per_label["Dataset"].tp, scores.per_label["Dataset"].fn) == (0, 1)
+    assert scores.per_label["Metric"].f1 == 0.0 and scores.per_label["Metric"].gold == 0
+    assert scores.micro.precision == pytest.approx(1 / 3)
+    assert scores.micro.recall == pytest.approx(1 / 3)
+    assert scores.to_json()["per_type"]["Method"]["gold"] == 1
+
+
+def test_entity_scores_add_up_over_documents() -> None:
+    gold = [{(0, 3, "Method")}, {(0, 3, "Method"), (5, 9, "Metric")}]
+    predicted = [{(0, 3, "Method")}, set()]
+    scores = score_entities(gold, predicted)
+    assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 0, 2)
+    assert scores.micro.f1 == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        score_entities(gold, predicted[:1])
+
+
+def test_relation_scoring_needs_both_spans_the_label_and_the_direction() -> None:
+    gold = [{(0, 3, 8, 12, "USED-FOR"), (20, 25, 30, 33, "CONJUNCTION")}]
+    predicted = [{(0, 3, 8, 12, "USED-FOR"),          # tp
+                  (30, 33, 20, 25, "CONJUNCTION"),     # reversed: fp + the gold one is a fn
+                  (0, 3, 8, 13, "COMPARE")}]           # fp
+    scores = score_relations(gold, predicted)
+    assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 2, 1)
+    assert scores.per_label["USED-FOR"].f1 == 1.0
+    assert scores.per_label["CONJUNCTION"].fn == 1
+
+
+def test_predictions_are_read_from_kg_extract_records() -> None:
+    record = {"id": "X", "entities": [
+        {"type": "Method", "mentions": [{"start": 0, "end": 3, "text": "CRF"}, {"start": 9, "end": 12, "text": "CRF"}]},
+        {"type": "Dataset", "mentions": [{"start": 20, "end": 25, "text": "CoNLL"}]}],
+        "relations": [{"predicate": "usedFor", "subject_span": [0, 3], "object_span": [20, 25], "scierc": "USED-FOR"},
+                      {"predicate": "relatedTo", "subject_span": [0, 3], "object_span": [9, 12], "scierc": None}]}
+    entities, relations = predictions_from_record(record)
+    assert entities == {(0, 3, "Method"), (9, 12, "Method"), (20, 25, "Dataset")}
+    assert relations == {(0, 3, 20, 25, "USED-FOR")}
+
+
+def test_evaluated_on_is_scored_in_sciercs_direction() -> None:
+    # "CRF evaluatedOn CoNLL" is SciERC's "CoNLL EVALUATE-FOR CRF".
+    record = {"entities": [], "relations": [
+        {"predicate": "evaluatedOn", "subject_span": [0, 3], "object_span": [20, 25], "scierc": "EVALUATE-FOR"}]}
+    assert predictions_from_record(record)[1] == {(20, 25, 0, 3, "EVALUATE-FOR")}
+
+
+@needs_scierc
+def test_every_scierc_span_reconstructs_its_tokens() -> None:
+    for doc in read_split("dev"):
+        for s, e, _ in doc.entities:
+            assert doc.text[s:e] == doc.text[s:e].strip() and doc.text[s:e]
+            assert s in doc.token_starts and e in doc.token_ends
+
+
+def test_the_shipped_span_detector_finds_methods_and_tasks() -> None:
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import Document
+
+    text = ("In this paper , we propose a maximum entropy model for part-of-speech tagging . "
+            "Experiments on the Penn Treebank show that the model improves accuracy .")
+    extractor = Extractor(profile="scierc")
+    assert "kg_scierc" in extractor.nlp.pipe_names
+    record = next(extractor.extract([Document(id="t", text=text, source="t:1")])).to_json()
+    found = {(text[m["start"]:m["end"]], e["type"]) for e in record["entities"] for m in e["mentions"]}
+    assert ("maximum entropy model", "Method") in found
+    assert ("part-of-speech tagging", "Task") in found
+
+
+def test_the_component_writes_its_own_span_group_and_declares_it() -> None:
+    import spacy
+
+    from kg.extract.model import resolve_model
+    from kg.extract.span_model import SPANS_KEY, add_scierc_pipe
+
+    nlp = spacy.load(resolve_model(), exclude=["ner"])
+    add_scierc_pipe(nlp)
+    meta = nlp.get_pipe_meta("kg_scierc")
+    assert "token.tag" in meta.requires and "doc.spans" in meta.assigns
+    doc = nlp("We use a support vector machine for text classification .")
+    assert {s.label_ for s in doc.spans[SPANS_KEY]} <= {"Method", "Task", "Metric", "Dataset"}
+    assert any(s.text == "support vector machine" for s in doc.spans[SPANS_KEY])
+    assert not doc.ents  # the detector leaves doc.ents alone
+
+
+def test_the_shipped_weights_are_small() -> None:
+    from kg.extract.span_model import MODEL_DIR
+
+    size = sum(p.stat().st_size for p in Path(MODEL_DIR).rglob("*") if p.is_file())
+    assert size < 30 * 1024 * 1024
+
+
+@needs_scierc
+def test_kg_eval_scierc_json() -> None:
+    done = run_kg("eval", "scierc", "--split", "dev", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["split"] == "dev" and result["documents"] == 50
+    assert set(result["entities"]["per_type"]) == {"Method", "Task", "Metric", "Dataset"}
+    assert {"precision", "recall", "f1", "tp", "fp", "fn"} <= set(result["entities"]["micro"])
+    assert set(result["relations"]["per_type"]) == {"USED-FOR", "EVALUATE-FOR", "COMPARE", "PART-OF",
+                                                    "HYPONYM-OF", "FEATURE-OF", "CONJUNCTION"}
+    assert result["entities"]["micro"]["f1"] >= REGRESSION["dev"]["micro"]["f1"] - 1e-4
+
+
+@needs_scierc
+def test_scierc_dev_regression() -> None:
+    """The stored figure was produced by `kg eval scierc --split dev --format json` (see the JSON file)."""
+    from kg.scierc import evaluate
+
+    evaluation = evaluate("dev").to_json()
+    result = evaluation["entities"]
+    assert evaluation["relations"]["micro"]["f1"] >= REGRESSION["dev_relations"]["micro"]["f1"] - 1e-4
+    assert result["micro"]["f1"] >= REGRESSION["dev"]["micro"]["f1"] - 1e-4
+    for entity_type, figures in REGRESSION["dev"]["per_type"].items():
+        assert result["per_type"][entity_type]["f1"] >= figures["f1"] - 0.02, entity_type
