@@ -147,15 +147,8 @@ class LinkTable:
         return costs
 
     def ring(self, frontier: set[int]) -> set[int]:
-        """Every concept linked to some concept of ``frontier`` (cheap: no costs)."""
-        graph = self.graph
-        found: set[int] = set()
-        if self.co_mentions:
-            papers = set(chain.from_iterable(graph.papers_of[node] for node in frontier))
-            found.update(chain.from_iterable(graph.entities_of[paper] for paper in papers))
-        for node in frontier:
-            found.update(other for other, _ in self._related(node))
-        return found
+        """Every concept linked to some concept of ``frontier``."""
+        return set(self.weights(frontier))
 
     def weights(self, frontier: set[int]) -> Counter[int]:
         """For each concept, the number of links from ``frontier``: papers that mention it with a
