@@ -140,10 +140,11 @@ def test_a_named_contribution_wins_over_earlier_phrases(extract) -> None:
 # --- scierc profile ------------------------------------------------------------------------
 
 def test_profiles_are_validated() -> None:
-    from kg.extract.components import EntityResolver
+    from kg.errors import UsageError
+    from kg.extract.pipeline import build_pipeline
 
-    with pytest.raises(ValueError, match="unknown profile"):
-        EntityResolver(profile="fancy")
+    with pytest.raises(UsageError, match="unknown profile 'fancy'"):
+        build_pipeline(profile="fancy")
 
 
 # --- the `kg extract` contract ------------------------------------------------------------------

@@ -27,7 +27,6 @@ from kg.extract.acronyms import find_definitions
 from kg.extract.vocabulary import load_vocabulary
 from kg.normalize import fold
 
-PROFILES = ("default", "scierc")
 
 
 @Language.factory("kg_acronyms", requires=["token.is_sent_start"], assigns=["doc.spans"])
@@ -339,28 +338,17 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
     yield Span(doc, span.start, span.end, label=entity_type)
 
 
-@Language.factory(
-    "kg_entities",
-    default_config={"profile": "default"},
-    requires=["doc.spans"],
-    assigns=["doc.spans"],
-)
-def make_entity_resolver(nlp: Language, name: str, profile: str) -> EntityResolver:
-    return EntityResolver(name=name, profile=profile)
+@Language.factory("kg_entities", requires=["doc.spans"], assigns=["doc.spans"])
+def make_entity_resolver(nlp: Language, name: str) -> EntityResolver:
+    return EntityResolver(name=name)
 
 
 class EntityResolver:
-    """Chooses the entity spans: vocabulary over acronym long forms over candidates.
+    """Chooses the entity spans, vocabulary over acronym long forms over candidates, and drops
+    stop-listed phrases that do not deserve a node."""
 
-    The ``scierc`` profile keeps every typed span; the default profile drops generic
-    and stop-listed phrases that do not deserve a node.
-    """
-
-    def __init__(self, *, name: str = "kg_entities", profile: str = "default") -> None:
-        if profile not in PROFILES:
-            raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
+    def __init__(self, *, name: str = "kg_entities") -> None:
         self.name = name
-        self.profile = profile
 
     def __call__(self, doc: Doc) -> Doc:
         entities, proposed = self.find(doc)
@@ -384,8 +372,7 @@ class EntityResolver:
                 if typed is not None:
                     chosen.append(Span(doc, token.i, token.i + 1, label=typed.label_))
         chosen.sort(key=lambda s: (s.start, s.end))
-        if self.profile == "default":
-            chosen = [s for s in chosen if not cues.is_stopword_entity(s.text)]
+        chosen = [s for s in chosen if not cues.is_stopword_entity(s.text)]
         proposed = cues.proposed_spans(chosen)
         return chosen, proposed
 

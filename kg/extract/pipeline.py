@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from kg.errors import UsageError
 from kg.extract.model import resolve_model
 from kg.extract.records import DocumentRecord, Entity, Mention, Relation
 from kg.normalize import entity_key, fold
@@ -21,10 +22,13 @@ if TYPE_CHECKING:
 # The stock pipeline's own NER labels people, places and dates, none of which we keep.
 _EXCLUDED = ("ner",)
 BATCH_SIZE = 64
+PROFILES = ("default", "scierc")
 
 
 def build_pipeline(model: str | None = None, *, profile: str = "default") -> Language:
     """Load the spaCy pipeline ``model`` (see :func:`resolve_model`) and add the project's components."""
+    if profile not in PROFILES:
+        raise UsageError(f"unknown profile {profile!r}; choose one of: {', '.join(PROFILES)}")
     import spacy
 
     import kg.extract.components  # noqa: F401  (registers the factories)
@@ -44,7 +48,7 @@ def build_pipeline(model: str | None = None, *, profile: str = "default") -> Lan
     # spans in lowers typed F1 on the annotated seed abstracts (0.618 -> 0.561; see README).
     nlp.add_pipe("kg_vocabulary")
     nlp.add_pipe("kg_candidates")
-    nlp.add_pipe("kg_entities", config={"profile": profile})
+    nlp.add_pipe("kg_entities")
     nlp.add_pipe("kg_relations")
     return nlp
 
