@@ -24,7 +24,7 @@ from kg.canon import Registry
 from kg.namespace import KG, entity_iri, paper_iri, statement_iri
 
 if TYPE_CHECKING:
-    from kg.extract.records import DocumentRecord
+    from kg.extract.records import DocumentRecord, Relation
     from kg.ingest import Document
     from kg.store import Triple
 
@@ -87,12 +87,19 @@ def record_triples(record: DocumentRecord, registry: Registry) -> list[Triple]:
             triples.append((paper, KG.proposes, node))
         elif resolved.type in _PAPER_LINK_BY_TYPE:
             triples.append((paper, _PAPER_LINK_BY_TYPE[resolved.type], node))
+    # One statement per paper, triple and sentence: two mention pairs of one sentence that state the
+    # same relation make one statement, with the higher confidence.
+    strongest: dict[str, tuple[URIRef, URIRef, URIRef, Relation]] = {}
     for relation in record.relations:
         subject, obj = node_of.get(relation.subject), node_of.get(relation.object)
         if subject is None or obj is None or subject == obj:
             continue
         predicate = KG[relation.predicate]
-        statement = statement_iri(_statement_key(paper, subject, predicate, obj, relation.evidence))
+        key = _statement_key(paper, subject, predicate, obj, relation.evidence)
+        if key not in strongest or strongest[key][3].confidence < relation.confidence:
+            strongest[key] = (subject, predicate, obj, relation)
+    for key, (subject, predicate, obj, relation) in sorted(strongest.items()):
+        statement = statement_iri(key)
         triples += [
             (subject, predicate, obj),
             (statement, RDF.type, KG.Statement),

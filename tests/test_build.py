@@ -202,3 +202,9 @@ def test_parallel_extraction_gives_the_same_graph(small_corpus: Path, tmp_path: 
         done = run_kg("build", str(small_corpus), "--workers", workers, "--store", str(tmp_path / name))
         assert done.returncode == 0, done.stderr
     assert sorted_ntriples(tmp_path / "parallel") == sorted_ntriples(tmp_path / "serial")
+
+
+def test_the_seeds_graph_conforms_to_the_shapes(seeds_store: Path) -> None:
+    done = run_kg("validate", "--store", str(seeds_store))
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert done.stdout.strip() == "the graph conforms to ontology/shapes.ttl"
