@@ -295,7 +295,8 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
     for i in range(start, end):
         if doc[i].text in (",", ")", "(", ";", ":"):
             start = i + 1
-    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "ADV", "CCONJ", "SCONJ")
+    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "SYM", "ADV", "CCONJ", "SCONJ")
+                           or not doc[start].text[0].isalnum()
                            or doc[start].tag_ in ("WDT", "WRB", "WP", "POS", "LS")
                            or doc[start].lower_ in cues.WEAK_MODIFIERS or _ENUMERATOR.match(doc[start].text)):
         start += 1
