@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kg.lookup import LabelIndex
+from kg.namespace import local_name
 
 if TYPE_CHECKING:
     from kg.store import Store
@@ -115,15 +116,11 @@ def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Des
         if proposes is not None and proposes.toPython():
             proposed_by.append(str(paper))
     links = tuple(
-        Link(predicate=_local(predicate), direction=str(direction), iri=str(other), label=str(other_label),
-             type=_local(other_type), support=int(support), evidence=str(sentence), paper=str(source))
+        Link(predicate=local_name(predicate), direction=str(direction), iri=str(other), label=str(other_label),
+             type=local_name(other_type), support=int(support), evidence=str(sentence), paper=str(source))
         for predicate, direction, other, other_label, other_type, support, sentence, source
         in store.query(_RELATIONS.format(iri=iri)).rows
     )
-    return Description(iri=iri, label=str(label), type=_local(entity_type),
+    return Description(iri=iri, label=str(label), type=local_name(entity_type),
                        aliases=tuple(sorted(a for a in str(aliases or "").split("\u001f") if a)),
                        papers=tuple(papers), proposed_by=tuple(proposed_by), links=links)
-
-
-def _local(iri: object) -> str:
-    return str(iri).rsplit("#", 1)[-1].rsplit("/", 1)[-1]

@@ -21,7 +21,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SDO, SKOS, XSD
 
 from kg.canon import Registry
-from kg.namespace import KG, entity_iri, paper_iri, statement_iri
+from kg.namespace import KG, entity_iri, local_name, paper_iri, statement_iri
 
 if TYPE_CHECKING:
     from kg.extract.records import DocumentRecord, Relation
@@ -142,7 +142,7 @@ def load_registry(rows: Iterable[tuple]) -> Registry:
     """A :class:`Registry` of the entities already stored, from :func:`registry_query` rows."""
     registry = Registry()
     for node, entity_type, label, aliases in rows:
-        type_name = str(entity_type).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        type_name = local_name(entity_type)
         names = tuple(a for a in str(aliases or "").split("\u001f") if a)
         registry.add_known(key_of(node), type_name, str(label), names)
     return registry

@@ -81,6 +81,17 @@ def statement_iri(key: str) -> URIRef:
     return KGR[f"statement/{_segment(key)}"]
 
 
+def local_name(iri: object) -> str:
+    """The last segment of an IRI: the term's name in its namespace.
+
+    Examples
+    --------
+    >>> local_name(KG.Method), local_name("https://w3id.org/abstract-kg/resource/entity/clip")
+    ('Method', 'clip')
+    """
+    return str(iri).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+
+
 def sparql_prologue(prefixes: dict[str, str] | None = None) -> str:
     """``PREFIX`` lines for ``prefixes`` (default: every declared prefix), to put before a query.
 

@@ -35,7 +35,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 from kg.errors import EntityNotFoundError
-from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES, PAPER_LINKS
+from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES, PAPER_LINKS, local_name
 from kg.select import select_strings
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ class Projection:
     def from_store(cls, store: Store) -> Projection:
         """Read a store with six SPARQL queries (no cache: see :func:`load_projection`)."""
         types = " ".join(f"kg:{t}" for t in ENTITY_TYPES)
-        entities = [(e, label, _local(t)) for e, t, label in select_strings(
+        entities = [(e, label, local_name(t)) for e, t, label in select_strings(
             store, f"SELECT ?e ?t ?l WHERE {{ VALUES ?t {{ {types} }} ?e a ?t ; rdfs:label ?l }} ORDER BY ?e ?t ?l")]
         entities += [(e, None, None, (alias,)) for e, alias in select_strings(
             store, "SELECT ?e ?a WHERE { ?e skos:altLabel ?a } ORDER BY ?e ?a")]
@@ -219,10 +219,10 @@ class Projection:
         papers = select_strings(store, """SELECT ?p (SAMPLE(?t) AS ?title) (SAMPLE(?id) AS ?ident) WHERE {
             ?p a kg:Paper . OPTIONAL { ?p dcterms:title ?t } OPTIONAL { ?p dcterms:identifier ?id } } GROUP BY ?p""")
         links = " ".join(f"kg:{p}" for p in PAPER_LINKS)
-        mentions = [(p, e, _local(link)) for p, link, e in select_strings(
+        mentions = [(p, e, local_name(link)) for p, link, e in select_strings(
             store, f"SELECT ?p ?l ?e WHERE {{ VALUES ?l {{ {links} }} ?p ?l ?e }}")]
         predicates = " ".join(f"kg:{p}" for p in ENTITY_RELATIONS)
-        relations = [(s, _local(p), o, (), None, None) for s, p, o in select_strings(
+        relations = [(s, local_name(p), o, (), None, None) for s, p, o in select_strings(
             store, f"SELECT ?s ?p ?o WHERE {{ VALUES ?p {{ {predicates} }} ?s ?p ?o }}")]
         for s, p, o, paper, evidence, confidence in select_strings(store, f"""
                 SELECT ?s ?p ?o ?paper ?evidence ?confidence WHERE {{
@@ -231,7 +231,7 @@ class Projection:
                   OPTIONAL {{ ?st prov:wasDerivedFrom ?paper }}
                   OPTIONAL {{ ?st kg:evidence ?evidence }}
                   OPTIONAL {{ ?st kg:confidence ?confidence }} }}"""):
-            relations.append((s, _local(p), o, (paper,) if paper else (), evidence, _float(confidence)))
+            relations.append((s, local_name(p), o, (paper,) if paper else (), evidence, _float(confidence)))
         merged = _merge_entity_rows(entities)
         return cls.from_records(entities=merged,
                                 papers=[(p, title or ident) for p, title, ident in papers],
@@ -529,11 +529,6 @@ def _merge_statements(statements: list[Sequence], ids: dict[str, int],
         _, evidence, paper, confidence = entry["best"] or (None, None, None, None)
         rows.append((subject, predicate, obj, tuple(sorted(entry["papers"])), evidence, paper, confidence))
     return rows
-
-
-def _local(iri: object) -> str:
-    text = str(iri)
-    return text.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
 
 
 def _last_segment(iri: str) -> str:

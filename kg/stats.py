@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES
+from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES, local_name
 from kg.store import Store
 
 
@@ -34,7 +34,7 @@ def collect_stats(store: Store) -> Stats:
     per_type = {t: 0 for t in ENTITY_TYPES}
     result = store.query(f"SELECT ?t (COUNT(?e) AS ?n) WHERE {{ VALUES ?t {{ {types} }} ?e a ?t }} GROUP BY ?t")
     for entity_type, count in result.rows:
-        per_type[str(entity_type).rsplit("#", 1)[-1].rsplit("/", 1)[-1]] = int(count)
+        per_type[local_name(entity_type)] = int(count)
     relations = _count(store, f"SELECT (COUNT(*) AS ?n) WHERE {{ VALUES ?p {{ {predicates} }} ?s ?p ?o }}")
     return Stats(papers=papers, entities=per_type, relations=relations, triples=len(store))
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kg.namespace import ENTITY_TYPES, PREFIXES
+from kg.namespace import ENTITY_TYPES, PREFIXES, local_name
 
 if TYPE_CHECKING:
     from kg.store import Store
@@ -209,7 +209,7 @@ class EntityCatalog:
         ).rows:
             aliases.setdefault(str(entity), []).append(str(alias))
         return cls(
-            EntityEntry(str(e), str(label), str(etype).rsplit("#", 1)[-1], int(papers or 0),
+            EntityEntry(str(e), str(label), local_name(etype), int(papers or 0),
                         tuple(sorted(set(aliases.get(str(e), ())))))
             for e, label, etype, papers in rows
         )

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kg.export import write_atomically
 from kg.errors import UsageError
-from kg.namespace import ENTITY_TYPES, PREFIXES
+from kg.export import write_atomically
+from kg.namespace import ENTITY_TYPES, PREFIXES, local_name
 from kg.results import FORMATS, Result
 from shell import graph_commands
 from shell.query import apply_limit, run_sparql
@@ -275,7 +275,7 @@ def cmd_find(session: Session, args: str) -> Result:
         key = (rank, -int(papers), str(label).lower())
         if str(entity) not in best or key < best[str(entity)][0]:
             alias = None if str(match) == str(label) else match
-            best[str(entity)] = (key, (entity, label, str(etype).rsplit("#", 1)[-1], int(papers), alias))
+            best[str(entity)] = (key, (entity, label, local_name(etype), int(papers), alias))
     found = [row for _, row in sorted(best.values(), key=lambda item: item[0])]
     return Result.from_rows(["entity", "label", "type", "papers", "alias"], found)
 
