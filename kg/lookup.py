@@ -13,6 +13,8 @@ True
 Traceback (most recent call last):
 ...
 kg.errors.EntityNotFoundError: no entity named 'CLIPP'; did you mean: CLIP?
+>>> index.suggest("ARPP")
+['ARP']
 """
 from __future__ import annotations
 
@@ -42,11 +44,13 @@ class LabelIndex:
         self.labels: dict[str, str] = {}  # IRI -> label
         self._by_label: dict[str, list[str]] = {}
         self._by_alias: dict[str, list[str]] = {}
+        self._alias_text: dict[str, str] = {}  # folded alias -> the alias as written
         for iri, label, aliases in entries:
             self.labels[iri] = label
             self._by_label.setdefault(fold(label), []).append(iri)
             for alias in aliases:
                 self._by_alias.setdefault(fold(alias), []).append(iri)
+                self._alias_text.setdefault(fold(alias), alias)
         for table in (self._by_label, self._by_alias):
             for iris in table.values():
                 iris.sort(key=lambda iri: (len(iri), iri))
@@ -77,16 +81,8 @@ class LabelIndex:
         """Labels close to ``name``, for "did you mean"."""
         key = fold(name)
         close = difflib.get_close_matches(key, list(self._by_label) + list(self._by_alias), n=limit, cutoff=0.75)
-        out = []
-        for folded in close:
-            iri = (self._by_label.get(folded) or self._by_alias[folded])[0]
-            label = self.labels[iri] if folded in self._by_label else _original_alias(folded, name)
-            out.append(label)
-        return list(dict.fromkeys(out))
-
-
-def _original_alias(folded: str, fallback: str) -> str:
-    return folded.upper() if len(folded) <= 6 else folded or fallback
+        names = (self.labels[self._by_label[f][0]] if f in self._by_label else self._alias_text[f] for f in close)
+        return list(dict.fromkeys(names))
 
 
 def _expand(name: str) -> str:
