@@ -171,3 +171,9 @@ def test_extract_stops_at_bad_input_before_printing(tmp_path: Path) -> None:
     done = run_kg("extract", str(source))
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == f"kg: error: {source}:2: malformed JSON: Expecting property name enclosed in double quotes (column 2)"
+
+
+def test_a_descent_is_an_optimiser_unless_it_is_double_descent(extract) -> None:
+    entities = by_label(extract("We analyse mirror descent and observe epoch-wise double descent in deep networks."))
+    assert entities["mirror descent"].type == "Method"
+    assert entities["epoch-wise double descent"].type == "Phenomenon"

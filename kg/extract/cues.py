@@ -25,7 +25,7 @@ HEADS: dict[str, frozenset[str]] = {
     "Phenomenon": frozenset({"overfitting", "underfitting", "forgetting", "collapse", "misgeneralization",
                              "hallucination", "shift", "drift", "bias", "memorization", "phenomenon",
                              "vulnerability", "degradation", "discrepancy", "gap", "instability",
-                             "oversmoothing", "hacking", "grokking", "descent", "law", "interference",
+                             "oversmoothing", "hacking", "grokking", "law", "interference",
                              "sycophancy", "leakage", "contamination", "imbalance", "noise"}),
     "Task": frozenset({"task", "problem", "classification", "recognition", "retrieval", "generation",
                        "translation", "segmentation", "prediction", "answering", "summarization",
