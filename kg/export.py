@@ -173,6 +173,10 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     try:
         with handle:
             write(handle)
+        # A temporary file is private (0600); the result gets the mode any new file would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)
         os.replace(handle.name, path)
     except BaseException:
         os.unlink(handle.name)

@@ -186,6 +186,16 @@ def test_every_export_format_parses_back_to_the_same_triples(small_store: Path, 
     assert triples == set(expected)
 
 
+def test_an_exported_file_gets_the_mode_of_any_new_file(small_store: Path, tmp_path: Path) -> None:
+    import os
+
+    out = tmp_path / "graph.nt"
+    assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
 def test_export_format_follows_the_file_suffix(small_store: Path, tmp_path: Path) -> None:
     out = tmp_path / "graph.nt"
     assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0
