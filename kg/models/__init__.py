@@ -1,1 +1,2 @@
-"""Model files shipped with the package: the span detector's config and weights."""
+"""Model files shipped with the package: the SciERC joint model's weights and WordPiece vocabulary,
+and the default profile's relation classifier."""
