@@ -45,16 +45,15 @@ from kg.errors import ModelNotFoundError
 from kg.extract.encoder import BertEncoder, WordPiece
 from kg.extract.relations import PREDICATE_OF_SCIERC, RELATIONS_KEY
 from kg.normalize import entity_key
+from kg.scierc import RELATION_LABELS, TYPE_MAP
 
 SPANS_KEY = "kg_scierc"
 MODELS = Path(__file__).resolve().parent.parent / "models"
 MODEL_FILE = MODELS / "scierc_joint.npz"
 VOCAB_FILE = MODELS / "minilm_vocab.txt"
 SCIERC_TYPES = ("Method", "Task", "Metric", "Material", "OtherScientificTerm", "Generic")
-RELATION_LABELS = ("USED-FOR", "EVALUATE-FOR", "COMPARE", "PART-OF", "HYPONYM-OF", "FEATURE-OF", "CONJUNCTION")
 # SciERC type -> ours; a Generic mention takes the best of the others (see the module docstring).
-OUR_TYPE = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset",
-            "OtherScientificTerm": "Phenomenon"}
+OUR_TYPE = {**TYPE_MAP, "OtherScientificTerm": "Phenomenon"}
 # Chosen on SciERC dev (span 0.5 to 0.8, relation 0.5 to 0.7 tried): a mention or a relation is kept
 # when "none" has less than this probability.
 SPAN_THRESHOLD = RELATION_THRESHOLD = 0.6
@@ -124,6 +123,7 @@ class SciercModel:
                                    layers=config["layers"], heads=config["heads"], eps=config["layer_norm_eps"])
         self.heads = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items() if not k.startswith("encoder/")}
         self.vocab = vocab
+        self.context = int(config.get("context", 0))  # pieces of the neighbouring sentences read
         self.span_threshold = span_threshold
         self.relation_threshold = relation_threshold
 
@@ -147,7 +147,7 @@ class SciercModel:
         before and after it in ``contexts`` (when given). With ``mentions`` (``(start, end,
         SciERC type)`` per sentence), those are the spans (but any longer than ``max_width``), and
         only the relations are predicted."""
-        context = int(self.config.get("context", 0))
+        context = self.context
         # Sentences of similar length share a batch: less padding.
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         results: dict[int, SentencePrediction] = {}
@@ -166,7 +166,7 @@ class SciercModel:
         n = len(firsts)
         if n == 0:
             return SentencePrediction((), ())
-        candidates = [(a, b) for a in range(n) for b in range(a + 1, min(n, a + self.max_width) + 1)]
+        candidates = candidate_spans(n, self.max_width)
         starts = np.array([firsts[a] for a, _ in candidates])
         ends = np.array([lasts[b - 1] for _, b in candidates])
         widths = np.array([b - a - 1 for a, b in candidates])
@@ -189,7 +189,7 @@ class SciercModel:
         if len(chosen) < 2:
             return ()
         h = self.heads
-        pairs = [(x, y) for x in range(len(chosen)) for y in range(len(chosen)) if x != y]
+        pairs = ordered_pairs(len(chosen))
         index = [k for k, _, _ in chosen]
         first = span_repr[[index[x] for x, _ in pairs]]
         second = span_repr[[index[y] for _, y in pairs]]
@@ -268,6 +268,34 @@ def word_pieces(vocab: WordPiece, words: Sequence[str], *, left: Sequence[str] =
     ids.extend(after)
     ids.append(vocab.ids["[SEP]"])
     return ids, firsts, lasts
+
+
+def candidate_spans(words: int, max_width: int) -> list[tuple[int, int]]:
+    """Every stretch of up to ``max_width`` of ``words`` words, as ``(start, end)``, end exclusive.
+
+    >>> candidate_spans(3, 2)
+    [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)]
+    """
+    return [(a, b) for a in range(words) for b in range(a + 1, min(words, a + max_width) + 1)]
+
+
+def ordered_pairs(count: int) -> list[tuple[int, int]]:
+    """Every ordered pair of two different indices below ``count``.
+
+    >>> ordered_pairs(3)
+    [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
+    """
+    return [(x, y) for x in range(count) for y in range(count) if x != y]
+
+
+def neighbour_words(sentences: Sequence[Sequence[str]]) -> list[tuple[list[str], list[str]]]:
+    """For each sentence of a document, the words before it and the words after it.
+
+    >>> neighbour_words([["a", "b"], ["c"], ["d"]])
+    [([], ['c', 'd']), (['a', 'b'], ['d']), (['a', 'b', 'c'], [])]
+    """
+    return [([w for s in sentences[:i] for w in s], [w for s in sentences[i + 1:] for w in s])
+            for i in range(len(sentences))]
 
 
 def _our_type(probabilities: np.ndarray, label: int) -> str:
@@ -367,9 +395,9 @@ class SciercExtractor:
             these = [s for s in doc.sents if not s.text.isspace()]
             sentences.append(these)
             texts = [[t.text for t in s if not t.is_space] for s in these]
-            for i, text in enumerate(texts):
-                words.append(text)
-                contexts.append(([w for t in texts[:i] for w in t], [w for t in texts[i + 1:] for w in t]))
+            words.extend(texts)
+            if self.model.context:  # the shipped model reads each sentence alone
+                contexts.extend(neighbour_words(texts))
         predictions = iter(self.model.predict(words, contexts))
         return [[(sentence, next(predictions)) for sentence in these] for these in sentences]
 

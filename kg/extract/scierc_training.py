@@ -30,7 +30,10 @@ from kg.extract.scierc_model import (
     SCIERC_TYPES,
     VOCAB_FILE,
     SciercModel,
+    candidate_spans,
     distance_bucket,
+    neighbour_words,
+    ordered_pairs,
     pack_weights,
     word_pieces,
 )
@@ -95,10 +98,8 @@ def sentences_of(split: str, tokenizer) -> list[Sentence]:
                               for s0, s1, o0, o1, label in sdoc.relations
                               if (s0, s1) in mentions and (o0, o1) in mentions)
             out.append(Sentence(tuple(t.text for t in sentence), tuple(mentions[k] for k in order), relations))
-        texts = [s.words for s in out[first:]]
-        for i, text in enumerate(texts):
-            out[first + i] = replace(out[first + i], left=tuple(w for t in texts[:i] for w in t),
-                                     right=tuple(w for t in texts[i + 1:] for w in t))
+        for i, (left, right) in enumerate(neighbour_words([s.words for s in out[first:]])):
+            out[first + i] = replace(out[first + i], left=tuple(left), right=tuple(right))
     return out
 
 
@@ -320,7 +321,7 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
 
         def _sentence_loss(self, h, firsts, lasts, sentence: Sentence):
             n = len(firsts)
-            candidates = [(a, b) for a in range(n) for b in range(a + 1, min(n, a + SPAN_WIDTH) + 1)]
+            candidates = candidate_spans(n, SPAN_WIDTH)
             index = {span: k for k, span in enumerate(candidates)}
             starts = torch.tensor([firsts[a] for a, _ in candidates])
             ends = torch.tensor([lasts[b - 1] for _, b in candidates])
@@ -332,7 +333,7 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
             logits = self.ner1(self.head_dropout(torch.relu(self.ner0(spans))))
             loss = functional.cross_entropy(logits, targets, reduction="sum")
             mentions = [m for m in sentence.mentions if (m[0], m[1]) in index]
-            pairs = [(x, y) for x in range(len(mentions)) for y in range(len(mentions)) if x != y]
+            pairs = ordered_pairs(len(mentions))
             if not pairs:
                 return loss
             rows = [index[m[:2]] for m in mentions]
