@@ -27,8 +27,8 @@ test: install
 	$(PY) -m pytest -q
 
 bench: install
-	$(PY) -m kg.bench
-	$(PY) -m kg.bench_paths
+	$(PY) -m kg.eval.bench
+	$(PY) -m kg.eval.bench_paths
 
 # Retrains the SciERC joint model into kg/models/ (about 12 minutes on 2 cores). Training alone needs
 # torch and the all-MiniLM-L6-v2 weights it starts from; run time needs neither.

@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     import networkx as nx
     from rdflib import Graph
 
-    from kg.build import BuildReport
-    from kg.results import Result
-    from kg.stats import Stats
+    from kg.build.builder import BuildReport
+    from kg.query.result import Result
+    from kg.explore.stats import Stats
 
 
 class KnowledgeGraph:
@@ -59,7 +59,7 @@ class KnowledgeGraph:
     def nx(self) -> nx.MultiDiGraph:
         """The NetworkX projection: entities and papers as nodes, links as edges."""
         if self._view is None:
-            from kg.projection import project
+            from kg.explore.projection import project
 
             self._view = project(self.store)
         return self._view
@@ -71,20 +71,20 @@ class KnowledgeGraph:
     def path(self, source: str, target: str, *, max_hops: int = 4, limit: int = 3,
              via: Iterable[str] | None = None, through_papers: bool | None = None) -> dict:
         """The shortest paths between two concepts, as ``kg path --format json`` gives them."""
-        from kg.projection import load_projection
-        from kg.reports import path_report
+        from kg.explore.projection import load_projection
+        from kg.explore.reports import path_report
 
         return path_report(load_projection(self.store), self.store, source, target, max_hops=max_hops,
                            limit=limit, via=via, through_papers=through_papers)
 
     def stats(self) -> Stats:
-        from kg.stats import collect_stats
+        from kg.explore.stats import collect_stats
 
         return collect_stats(self.store)
 
     def build(self, sources: Iterable[str | os.PathLike[str]], **options: object) -> BuildReport:
-        """Add abstracts from ``sources`` (see :func:`kg.build.build` for options)."""
-        from kg.build import build
+        """Add abstracts from ``sources`` (see :func:`kg.build.builder.build` for options)."""
+        from kg.build.builder import build
 
         self.close()
         return build(sources, store=self.location, **options)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ Modules, from the input to the output:
     (vocabulary terms, the graph's entities), and the prompt-toolkit completer.
 ``commands``, ``graph_commands``, ``query``
     The dot-commands' registry and handlers, the adapter to the graph algorithms, and
-    running SPARQL; every handler returns a :class:`kg.results.Result`.
+    running SPARQL; every handler returns a :class:`kg.query.result.Result`.
 ``session``
     The state passed to handlers, and what persists (history, saved queries).
 ``output``, ``highlight``, ``prompt``, ``app``

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from typing import TextIO, TypeVar
 
 from kg.errors import KGError
-from shell.commands import execute
+from shell.commands.base import execute
 from shell.output import Console
 from shell.session import Session
-from shell.statements import Statement, StatementReader, split
+from shell.input.statements import Statement, StatementReader, split
 
 T = TypeVar("T")
 CANCELLED = 130

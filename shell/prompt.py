@@ -4,13 +4,13 @@ Keys
 ----
 Enter
     Runs a dot-command; runs SPARQL when it is complete (it ends with ``;`` outside
-    braces, see :mod:`shell.statements`) and the cursor is at its end; otherwise starts
+    braces, see :mod:`shell.input.statements`) and the cursor is at its end; otherwise starts
     a new line, keeping the indentation. With a completion selected in the menu, Enter
     accepts it.
 Alt-Enter (Esc Enter)
     Runs the input as it is, complete or not.
 Tab, Shift-Tab
-    Complete (see :mod:`shell.completion`); the menu also opens while typing.
+    Complete (see :mod:`shell.completion.suggest`); the menu also opens while typing.
 Ctrl-R
     Searches the history backwards (prompt-toolkit's incremental search).
 Ctrl-C
@@ -33,10 +33,10 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.key_binding.key_processor import KeyPressEvent
 from prompt_toolkit.styles import Style
 
-from shell.completer import ShellCompleter
-from shell.highlight import ShellLexer
+from shell.completion.completer import ShellCompleter
+from shell.input.highlight import ShellLexer
 from shell.session import history_path
-from shell.statements import Statement, is_complete
+from shell.input.statements import Statement, is_complete
 
 if TYPE_CHECKING:
     from shell.session import Session

@@ -2,7 +2,7 @@
 
 Examples
 --------
->>> from kg.results import Result
+>>> from kg.query.result import Result
 >>> cut = apply_limit(Result.from_rows(["n"], [(i,) for i in range(5)]), 2)
 >>> cut.count, cut.truncated, cut.limit
 (2, True, 2)
@@ -15,17 +15,17 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from kg.errors import QuerySyntaxError
-from shell.statements import to_sparql
+from shell.input.statements import to_sparql
 
 if TYPE_CHECKING:
-    from kg.results import Result
+    from kg.query.result import Result
     from shell.session import Session
 
 
 def run_sparql(session: Session, text: str) -> Result:
     """Run the SPARQL ``text`` on the session's store and remember it as the last query.
 
-    ``kgr:entity/clip``-style names are escaped first (:func:`shell.statements.to_sparql`);
+    ``kgr:entity/clip``-style names are escaped first (:func:`shell.input.statements.to_sparql`);
     the line and column of a syntax error refer to ``text`` as typed.
 
     Raises

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kg.errors import EntityNotFoundError, UsageError
 
 if TYPE_CHECKING:
-    from kg.lookup import LabelIndex
-    from kg.projection import Projection
+    from kg.explore.lookup import LabelIndex
+    from kg.explore.projection import Projection
     from kg.store import Store
 
 DEFAULT_LIMIT = 1000
@@ -151,7 +151,7 @@ class Session:
     location : str
         The store directory or endpoint URL, for messages.
     fmt : str
-        Output format: one of :data:`kg.results.FORMATS`.
+        Output format: one of :data:`kg.query.result.FORMATS`.
     timing : bool
         Show the time taken in the summary line.
     limit : int
@@ -191,7 +191,7 @@ class Session:
 
     def labels(self) -> LabelIndex:
         """The store's entities by label and alias (for entity arguments)."""
-        from kg.lookup import LabelIndex
+        from kg.explore.lookup import LabelIndex
 
         return self.cached("labels", lambda: LabelIndex.from_store(self.store))
 
@@ -215,11 +215,11 @@ class Session:
             raise EntityNotFoundError(name, suggestions=_labels_starting(labels.labels.values(), name)) from None
 
     def projection(self) -> Projection:
-        """The store's :class:`kg.projection.Projection` for the path algorithms, loaded once.
+        """The store's :class:`kg.explore.projection.Projection` for the path algorithms, loaded once.
 
-        :func:`kg.projection.load_projection` reads it from the store's cache when the store
+        :func:`kg.explore.projection.load_projection` reads it from the store's cache when the store
         has not changed since it was cached.
         """
-        from kg.projection import load_projection
+        from kg.explore.projection import load_projection
 
         return self.cached("projection", lambda: load_projection(self.store))

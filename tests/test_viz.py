@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_kg
-from kg.viz import COLOURS
+from kg.explore.viz import COLOURS
 from test_paths_graphs import relations_store  # noqa: F401  (a fixture)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -1,6 +1,6 @@
 """A BERT encoder's forward pass in numpy, and its uncased WordPiece tokenizer.
 
-Run time needs neither torch nor transformers: the SciERC model (:mod:`kg.extract.scierc_model`)
+Run time needs neither torch nor transformers: the SciERC model (:mod:`kg.extract.scierc.model`)
 ships its fine-tuned weights as arrays named as in Hugging Face's ``BertModel``
 (``encoder.layer.0.attention.self.query.weight`` ...), and this module computes what
 ``BertModel`` computes (post-LayerNorm, exact GELU) in float32.

@@ -39,7 +39,7 @@ def build_pipeline(model: str | None = None, *, profile: str = "default") -> Lan
     if profile == "scierc":
         # The SciERC benchmark scores the joint model itself: its spans are the entities and its
         # relations the relations (kg/extract/scierc_model.py).
-        import kg.extract.scierc_model  # noqa: F401
+        import kg.extract.scierc.model  # noqa: F401
 
         nlp.add_pipe("kg_scierc")
         return nlp

@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kg.resources import MODELS_DIR
+
 if TYPE_CHECKING:
     from spacy.tokens import Span
 
-MODEL_FILE = Path(__file__).resolve().parent.parent / "models" / "relations.npz"
+MODEL_FILE = MODELS_DIR / "relations.npz"
 LABELS = ("USED-FOR", "EVALUATE-FOR", "COMPARE", "PART-OF", "HYPONYM-OF", "FEATURE-OF", "CONJUNCTION")
 # Class 0 is "no relation"; then each label from the first mention to the second, then reversed.
 CLASSES = ("NONE", *(f"{label}>" for label in LABELS), *(f"{label}<" for label in LABELS))

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span
 
-    from kg.scierc import SciercDoc
+    from kg.eval.scierc import SciercDoc
 
 def parse(nlp: Language, docs: Sequence[SciercDoc]) -> list[Doc]:
     return list(nlp.pipe((d.text for d in docs), batch_size=32))
@@ -50,7 +50,7 @@ def train_relations(output: Path = MODEL_FILE, *, epochs: int = 4) -> RelationMo
     import spacy
 
     from kg.extract.model import resolve_model
-    from kg.scierc import read_split
+    from kg.eval.scierc import read_split
 
     nlp = spacy.load(resolve_model(), exclude=["ner"])
     docs = read_split("train")
@@ -68,7 +68,7 @@ def gold_entity_scores(model: RelationModel, split: str = "dev", *, threshold: f
     import spacy
 
     from kg.extract.model import resolve_model
-    from kg.scierc import read_split
+    from kg.eval.scierc import read_split
 
     nlp = spacy.load(resolve_model(), exclude=["ner"])
     docs = read_split(split)

@@ -1,0 +1,171 @@
+"""`kg build`: sources -> documents -> records -> triples -> store, in two passes.
+
+The first pass reads every source without touching the store: it validates every record
+(so a bad record leaves the store exactly as it was) and counts what there is. The second
+pass extracts only documents the store does not hold yet (before any NLP runs) and writes
+each batch of papers, with their entities and links, in one transaction: the papers
+present in the store are the record of what has been built.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kg.errors import InputError, KGError
+from kg.build.triples import load_registry, paper_triples, record_triples, registry_query, source_triple
+from kg.ingest import Document, iter_source_files, read_documents
+from kg.store import EmbeddedStore, Triple, default_store_path, open_store
+
+WRITE_BATCH = 128  # documents per transaction
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class BuildReport:
+    """What a build read, skipped and added."""
+
+    store: str
+    records: int = 0  # abstracts read, duplicates included
+    distinct: int = 0  # distinct documents among them
+    new: int = 0  # documents extracted and stored by this build
+    bad: list[InputError] = field(default_factory=list)
+    triples_before: int = 0
+    triples_after: int = 0
+    seconds: float = 0.0
+
+    @property
+    def added(self) -> int:
+        return self.triples_after - self.triples_before
+
+    def summary(self) -> str:
+        known = self.distinct - self.new
+        parts = [f"{self.store}: {self.distinct} papers read ({self.new} new, {known} already stored, "
+                 f"{self.records - self.distinct} duplicate occurrences)",
+                 f"{self.added} triples added, {self.triples_after} in all, {self.seconds:.1f} s"]
+        return "; ".join(parts)
+
+
+def build(
+    sources: Iterable[str | Path],
+    *,
+    store: str | Path | None = None,
+    model: str | None = None,
+    workers: int = 1,
+    skip_bad: bool = False,
+    progress: Progress | None = None,
+) -> BuildReport:
+    """Build (or extend) the graph in ``store`` from ``sources``.
+
+    Parameters
+    ----------
+    sources : iterable of paths
+        Files (``.txt``, ``.jsonl``, ``.csv``, ``.tsv``) or folders of them.
+    store : path, optional
+        The store directory (default ``$KG_STORE`` or ``./.kg``); created when missing.
+    model : str, optional
+        The spaCy pipeline (see :func:`kg.extract.model.resolve_model`).
+    workers : int
+        Extraction processes.
+    skip_bad : bool
+        Skip bad records (reported in ``BuildReport.bad``) instead of stopping at the first.
+    progress : callable, optional
+        Called as ``progress(done, total)`` while documents are extracted.
+
+    Raises
+    ------
+    InputError
+        The first bad record, unless ``skip_bad``; the store is then left untouched.
+    """
+    started = time.perf_counter()
+    sources = list(sources)
+    files = list(iter_source_files(sources))
+    seen, records, bad = _survey(files, skip_bad=skip_bad)
+    location = Path(store or default_store_path())
+    is_new = not location.exists()  # only a directory this build creates may be removed on failure
+    try:
+        with open_store(location, create=True) as target:
+            assert isinstance(target, EmbeddedStore)
+            report = BuildReport(store=str(location), records=records, distinct=len(seen), bad=bad)
+            report.triples_before = len(target)
+            stored = _stored_ids(target)
+            todo = [doc_id for doc_id in seen if doc_id not in stored]
+            report.new = len(todo)
+            _write(target, files, set(todo), model=model, workers=workers, progress=progress)
+            report.triples_after = len(target)
+    except KGError:
+        # A store this build created and could not fill (no model, say) should not be left behind empty.
+        if is_new:
+            shutil.rmtree(location, ignore_errors=True)
+        raise
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _survey(files: list[Path], *, skip_bad: bool) -> tuple[dict[str, None], int, list[InputError]]:
+    bad: list[InputError] = []
+    seen: dict[str, None] = {}  # ordered: the order documents are first read in
+    records = 0
+    for document in read_documents(files, on_error=bad.append if skip_bad else None):
+        records += 1
+        seen.setdefault(document.id)
+    return seen, records, bad
+
+
+def _stored_ids(store: EmbeddedStore) -> set[str]:
+    result = store.query("SELECT ?id WHERE { ?p a kg:Paper ; dcterms:identifier ?id }")
+    return {str(row[0]) for row in result.rows}
+
+
+def _write(store: EmbeddedStore, files: list[Path], todo: set[str], *,
+           model: str | None, workers: int, progress: Progress | None) -> None:
+    pending: list[Triple] = []  # source locations of documents already stored or already queued
+    if not todo:
+        # Nothing to extract: record new source locations only, and never load a model.
+        store.write(source_triple(d) for d in read_documents(files, on_error=_ignore))
+        return
+    from kg.extract.pipeline import Extractor
+
+    registry = load_registry(store.query(registry_query()).rows)
+    extractor = Extractor(model=model, workers=workers)
+    fresh = _first_occurrences(read_documents(files, on_error=_ignore), todo, pending)
+    batch: list[Triple] = []
+    done = 0
+    for record, document in extractor.extract_with_documents(fresh):
+        batch += paper_triples(document)
+        batch += record_triples(record, registry)
+        done += 1
+        if done % WRITE_BATCH == 0:
+            store.write(batch + pending)
+            batch.clear()
+            pending.clear()
+        if progress is not None:
+            progress(done, len(todo))
+    store.write(batch + pending)
+
+
+def _first_occurrences(documents: Iterator[Document], todo: set[str], pending: list[Triple]) -> Iterator[Document]:
+    queued: set[str] = set()
+    for document in documents:
+        if document.id in todo and document.id not in queued:
+            queued.add(document.id)
+            yield document
+        else:
+            pending.append(source_triple(document))
+
+
+def _ignore(_: InputError) -> None:
+    """Bad records were reported by the survey pass; the write pass passes over them."""
+
+
+def print_progress(done: int, total: int) -> None:
+    """A one-line progress display on stderr, redrawn in place on a terminal."""
+    if not sys.stderr.isatty():
+        return
+    sys.stderr.write(f"\rextracting {done}/{total} abstracts")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()

@@ -1,0 +1,174 @@
+"""`kg eval gold`: extraction scored against abstracts annotated for the entities that deserve a node.
+
+The annotation format and the matching rules are those of ``gold/score.py`` beside the
+annotated files (``GUIDELINES.md``): per abstract, predicted entities are matched one to one
+with annotated ones when a name or alias coincides after folding case, hyphens, leading
+articles and a plural "s"; the typed score also needs the same type.
+
+Examples
+--------
+>>> gold = {"d1": [{"name": "Adaptive Return-conditioned Policy", "aliases": ["ARP"], "type": "Method"}]}
+>>> pred = {"d1": [{"label": "ARP", "type": "Method", "aliases": []},
+...                {"label": "method", "type": "Method", "aliases": []}]}
+>>> score = score_entities(pred, gold, typed=True)
+>>> score.tp, score.fp, score.fn, round(score.f1, 3)
+(1, 1, 0, 0.667)
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kg.errors import InputError
+from kg.resources import SHARED_DIR
+
+DEFAULT_GOLD = SHARED_DIR / "gold" / "dev.json"
+
+
+def gold_name(text: str) -> str:
+    """The folding the annotation's scorer applies to every name before comparing.
+
+    Examples
+    --------
+    >>> gold_name("The Vision-Transformers"), gold_name("loss")
+    ('vision transformer', 'loss')
+    """
+    text = text.lower().replace("-", " ").replace("_", " ").replace("\u2019", "'")
+    text = re.sub(r"[^\w\s'+.#/]", " ", text)
+    text = re.sub(r"^(the|a|an|our|this|these)\s+", "", text.strip())
+    text = re.sub(r"\s+", " ", text).strip()
+    words = text.split(" ")
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
+
+
+def _names(entity: Mapping, key: str) -> set[str]:
+    out = {gold_name(entity[key])} | {gold_name(a) for a in entity.get("aliases") or ()}
+    out.discard("")
+    return out
+
+
+@dataclass
+class Score:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    per_type: dict[str, list[int]] = field(default_factory=dict)  # type -> [tp, fp, fn]
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def to_json(self) -> dict:
+        per_type = {}
+        for name, (tp, fp, fn) in sorted(self.per_type.items()):
+            p = tp / (tp + fp) if tp + fp else 0.0
+            r = tp / (tp + fn) if tp + fn else 0.0
+            per_type[name] = {"P": round(p, 3), "R": round(r, 3), "F1": round(2 * p * r / (p + r) if p + r else 0.0, 3),
+                              "tp": tp, "fp": fp, "fn": fn}
+        return {"P": round(self.precision, 3), "R": round(self.recall, 3), "F1": round(self.f1, 3),
+                "tp": self.tp, "fp": self.fp, "fn": self.fn, "per_type": per_type}
+
+
+def score_entities(pred: Mapping[str, list], gold: Mapping[str, list], *, typed: bool) -> Score:
+    """Greedy one-to-one matching per abstract, as the annotation's scorer does."""
+    score = Score()
+    for doc, gold_entities in gold.items():
+        predicted = pred.get(doc, [])
+        used: set[int] = set()
+        for g in gold_entities:
+            wanted = _names(g, "name")
+            hit = next((i for i, p in enumerate(predicted) if i not in used
+                        and (not typed or p.get("type") == g["type"]) and wanted & _names(p, "label")), None)
+            counts = score.per_type.setdefault(g["type"], [0, 0, 0])
+            if hit is None:
+                score.fn += 1
+                counts[2] += 1
+            else:
+                used.add(hit)
+                score.tp += 1
+                counts[0] += 1
+        for i, p in enumerate(predicted):
+            if i not in used:
+                score.fp += 1
+                score.per_type.setdefault(p.get("type", "?"), [0, 0, 0])[1] += 1
+    return score
+
+
+def score_proposed(pred: Mapping[str, list], gold: Mapping[str, list]) -> Score:
+    """Which entities the paper introduces: predicted ``proposed`` entities against annotated ones."""
+    score = Score()
+    for doc, gold_entities in gold.items():
+        wanted = [_names(e, "name") for e in gold_entities if e.get("proposed")]
+        claimed = [_names(e, "label") for e in pred.get(doc, []) if e.get("proposed")]
+        score.tp += sum(1 for names in claimed if any(names & w for w in wanted))
+        score.fp += sum(1 for names in claimed if not any(names & w for w in wanted))
+        score.fn += sum(1 for w in wanted if not any(w & names for names in claimed))
+    return score
+
+
+def load_gold(paths: Iterable[str | Path]) -> tuple[dict[str, str], dict[str, list]]:
+    """Texts and annotated entities by abstract id, from one or more annotation files."""
+    texts: dict[str, str] = {}
+    entities: dict[str, list] = {}
+    for path in paths:
+        try:
+            records = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(path, "no such file or directory") from None
+        except (ValueError, UnicodeDecodeError) as err:
+            raise InputError(path, f"not an annotation file: {err}") from None
+        for record in records:
+            texts[record["sha1"]] = record["text"]
+            entities[record["sha1"]] = record["entities"]
+    return texts, entities
+
+
+@dataclass(frozen=True)
+class GoldEvaluation:
+    """Typed, untyped and contribution scores of the default extraction on annotated abstracts."""
+
+    documents: int
+    typed: Score
+    untyped: Score
+    proposed: Score
+
+    def to_json(self) -> dict:
+        return {"docs": self.documents, "typed": self.typed.to_json(), "untyped": self.untyped.to_json(),
+                "proposed": self.proposed.to_json()}
+
+    def to_text(self) -> str:
+        lines = [f"gold: {self.documents} annotated abstracts; entities that deserve a node",
+                 "", f"{'typed':<14}{'P':>7}{'R':>7}{'F1':>7}{'tp':>6}{'fp':>6}{'fn':>6}"]
+        for name, row in self.typed.to_json()["per_type"].items():
+            lines.append(f"  {name:<12}{row['P']:7.3f}{row['R']:7.3f}{row['F1']:7.3f}{row['tp']:6d}{row['fp']:6d}{row['fn']:6d}")
+        for name, score in (("typed", self.typed), ("untyped", self.untyped), ("proposed", self.proposed)):
+            lines.append(f"  {name:<12}{score.precision:7.3f}{score.recall:7.3f}{score.f1:7.3f}"
+                         f"{score.tp:6d}{score.fp:6d}{score.fn:6d}")
+        return "\n".join(lines)
+
+
+def evaluate_gold(paths: Iterable[str | Path] = (DEFAULT_GOLD,), *, model: str | None = None) -> GoldEvaluation:
+    """Run the default extraction over the annotated abstracts and score it."""
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import Document
+
+    texts, gold = load_gold(paths)
+    extractor = Extractor(model=model)
+    documents = [Document(id=doc_id, text=text, source=f"gold:{doc_id}") for doc_id, text in texts.items()]
+    pred = {r.id: [e.to_json() for e in r.entities] for r in extractor.extract(documents)}
+    return GoldEvaluation(documents=len(gold), typed=score_entities(pred, gold, typed=True),
+                          untyped=score_entities(pred, gold, typed=False), proposed=score_proposed(pred, gold))

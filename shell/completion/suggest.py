@@ -1,0 +1,440 @@
+"""What to complete at the cursor: a pure function of the text, tested without a terminal.
+
+:func:`suggest` looks at the text before the cursor (and, for variables, after it) and
+says which *kinds* of things fit there, as :class:`Suggestion` objects; it knows SPARQL's
+shape but nothing about the store. :class:`shell.completion.completer.ShellCompleter` turns each
+suggestion into prompt-toolkit completions from the catalog of names.
+
+Kinds
+-----
+``keyword``, ``function``, ``value``, ``variable``, ``prefix_declaration``
+    Fixed words, listed in :attr:`Suggestion.choices`.
+``prefix``
+    A declared prefix (``rdfs:``); ``choices`` holds prefixes the query declares itself.
+``class``, ``property``, ``datatype``, ``term``
+    A term of the ontology or a standard vocabulary, in :attr:`Suggestion.namespace`
+    if one was typed (``kg:Me`` after ``a`` is a ``class`` in ``kg``), else in any.
+``entity``
+    An entity of the graph, by label, alias or ``kgr:entity/...`` name.
+``command``, ``saved_query``, ``file``
+    A dot-command, a saved query's name, a file name.
+
+Examples
+--------
+>>> [s.kind for s in suggest(".pa")]
+['command']
+>>> suggest("SELECT ?e WHERE { ?e a kg:Me")
+[Suggestion(kind='class', word='kg:Me', namespace='kg', choices=(), form='iri')]
+>>> suggest("SELECT ?e WHERE { ?e kg:")[0].kind
+'property'
+>>> suggest("SELECT * WHERE { ?p kg:mentions kgr:entity/cl")[0].kind
+'entity'
+>>> suggest("SELECT ?label WHERE { ?e rdfs:label ?label } ORDER BY ?l")[0].choices
+('?label', '?e')
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from shell.input.lexer import CLOSERS, OPENERS, Token, tokenize
+from shell.input.statements import split
+
+__all__ = ["Suggestion", "suggest", "KEYWORDS", "FUNCTIONS", "COMMON_PREFIXES"]
+
+TOP_KEYWORDS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE", "PREFIX", "BASE", "WHERE", "FROM", "FROM NAMED",
+                "DISTINCT", "REDUCED", "GROUP BY", "HAVING", "ORDER BY", "LIMIT", "OFFSET", "VALUES")
+GROUP_KEYWORDS = ("OPTIONAL", "FILTER", "BIND", "VALUES", "MINUS", "UNION", "GRAPH", "SERVICE", "SELECT",
+                  "FILTER NOT EXISTS", "FILTER EXISTS")
+MODIFIER_KEYWORDS = ("GROUP BY", "HAVING", "ORDER BY", "ASC", "DESC", "LIMIT", "OFFSET", "VALUES")
+PROJECTION_KEYWORDS = ("DISTINCT", "REDUCED", "AS", "WHERE", "FROM")
+EXPRESSION_KEYWORDS = ("AS", "IN", "NOT IN", "EXISTS", "NOT EXISTS", "true", "false", "SEPARATOR")
+FUNCTIONS = (
+    "COUNT", "SUM", "MIN", "MAX", "AVG", "SAMPLE", "GROUP_CONCAT",
+    "STR", "LANG", "LANGMATCHES", "DATATYPE", "BOUND", "IRI", "URI", "BNODE", "RAND", "ABS", "CEIL",
+    "FLOOR", "ROUND", "CONCAT", "STRLEN", "UCASE", "LCASE", "ENCODE_FOR_URI", "CONTAINS", "STRSTARTS",
+    "STRENDS", "STRBEFORE", "STRAFTER", "YEAR", "MONTH", "DAY", "HOURS", "MINUTES", "SECONDS", "TIMEZONE",
+    "TZ", "NOW", "UUID", "STRUUID", "MD5", "SHA1", "SHA256", "SHA384", "SHA512", "COALESCE", "IF",
+    "STRLANG", "STRDT", "sameTerm", "isIRI", "isURI", "isBLANK", "isLITERAL", "isNUMERIC", "REGEX",
+    "SUBSTR", "REPLACE",
+)
+KEYWORDS = tuple(dict.fromkeys(TOP_KEYWORDS + GROUP_KEYWORDS + MODIFIER_KEYWORDS + PROJECTION_KEYWORDS
+                               + EXPRESSION_KEYWORDS))
+"""Every SPARQL keyword the shell offers (``a`` aside)."""
+
+COMMON_PREFIXES = {
+    "foaf": "http://xmlns.com/foaf/0.1/",
+    "dc": "http://purl.org/dc/elements/1.1/",
+    "bibo": "http://purl.org/ontology/bibo/",
+    "fabio": "http://purl.org/spar/fabio/",
+    "cito": "http://purl.org/spar/cito/",
+    "sh": "http://www.w3.org/ns/shacl#",
+    "void": "http://rdfs.org/ns/void#",
+    "wd": "http://www.wikidata.org/entity/",
+    "wdt": "http://www.wikidata.org/prop/direct/",
+    "dbo": "http://dbpedia.org/ontology/",
+    "dbr": "http://dbpedia.org/resource/",
+}
+"""Well-known prefixes offered after ``PREFIX`` (the project's own are declared already)."""
+
+_TYPE_IRIS = ("rdf:type", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>")
+_PATTERN_KEYWORDS = ("OPTIONAL", "MINUS", "UNION", "GRAPH", "SERVICE", "SILENT", "FILTER", "BIND", "VALUES",
+                     "NOT", "EXISTS", "LATERAL")
+_TERM_KINDS = ("var", "pname", "iri", "string", "number", "bnode")
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One kind of completion that fits at the cursor.
+
+    Attributes
+    ----------
+    kind : str
+        See the module documentation.
+    word : str
+        The text just before the cursor that a completion replaces.
+    namespace : str or None
+        For terms and entities: the prefix typed (``"kg"`` in ``kg:Me``).
+    choices : tuple of str
+        For fixed words: the candidates (filtering by ``word`` is the completer's job).
+    form : str
+        For entities, what to insert: ``"iri"`` (``kgr:entity/clip``, in SPARQL), ``"label"``
+        (the label, as the whole argument of a dot-command) or ``"word"`` (the label, quoted
+        if it holds spaces, as one of several arguments).
+    """
+
+    kind: str
+    word: str = ""
+    namespace: str | None = None
+    choices: tuple[str, ...] = ()
+    form: str = "iri"
+
+
+def suggest(text_before_cursor: str, text_after_cursor: str = "") -> list[Suggestion]:
+    """The kinds of completion that fit at the cursor, most specific first.
+
+    Parameters
+    ----------
+    text_before_cursor : str
+        Everything typed before the cursor (all lines of the input).
+    text_after_cursor : str, optional
+        Everything after it; only used to find variables used later in the query.
+
+    Returns
+    -------
+    list of Suggestion
+        Empty inside strings, comments and IRIs, and where nothing sensible fits.
+
+    Examples
+    --------
+    >>> [s.kind for s in suggest("SELECT * WHERE { ?s ?p ?o } ORD")]
+    ['keyword', 'variable']
+    >>> [s.kind for s in suggest('SELECT * WHERE { ?s rdfs:label "CLIP')]
+    []
+    >>> [(s.kind, s.word) for s in suggest(".describe goal mis")]
+    [('entity', 'goal mis')]
+    """
+    text = text_before_cursor
+    line_start = text.rfind("\n") + 1
+    line = text[line_start:].lstrip()
+    if line.startswith(".") and not split(text[:line_start])[1]:
+        return _command_suggestions(line)
+    _, current = split(text)
+    return _sparql_suggestions(current, text_after_cursor)
+
+
+# ---- dot-commands
+
+_OPTION = re.compile(r"--[\w-]+")
+
+
+def _command_suggestions(line: str) -> list[Suggestion]:
+    from shell.commands.base import COMMANDS
+
+    if " " not in line:
+        return [Suggestion("command", line)]
+    name, args = line.split(" ", 1)
+    entry = COMMANDS.get(name.lower())
+    if entry is None or not entry.arguments:
+        return []
+    words, current = _shell_words(args)
+    if current.startswith("-"):
+        return [Suggestion("value", current, choices=tuple(_OPTION.findall(entry.usage)))]
+    if words and words[-1].startswith("--"):  # the option's value: its choices, if the usage lists them
+        listed = re.search(re.escape(words[-1]) + r" ([\w-]+(?:\|[\w-]+)+)", entry.usage)
+        return [Suggestion("value", current, choices=tuple(listed.group(1).split("|")))] if listed else []
+    positional = [w for i, w in enumerate(words) if not w.startswith("--")
+                  and not (i > 0 and words[i - 1].startswith("--"))]
+    kinds = entry.arguments
+    if len(kinds) > 1 and kinds[-1] == "entity" and not any(q in args for q in "\"'"):
+        if kinds[min(len(positional), len(kinds) - 1)] == "entity":
+            return _entity_tails(args)
+    if len(kinds) == 1:
+        if kinds[0] == "entity":
+            if any(w.startswith("--") for w in words):
+                return []
+            return [Suggestion("entity", args.lstrip(), form="label")]
+        index = 0 if not positional else 1
+    else:
+        index = len(positional)
+    if index >= len(kinds):
+        return []
+    return _argument_suggestion(kinds[index], current, several=len(kinds) > 1)
+
+
+def _entity_tails(args: str) -> list[Suggestion]:
+    """Entity suggestions for each way the unquoted words typed may end in a name, longest first.
+
+    ``.path CLIP goal misgen``: the name being typed may be "CLIP goal misgen", "goal misgen"
+    or "misgen"; the completer keeps the first that matches.
+
+    Examples
+    --------
+    >>> [s.word for s in _entity_tails("CLIP goal misgen")]
+    ['CLIP goal misgen', 'goal misgen', 'misgen']
+    >>> [s.word for s in _entity_tails("CLIP ")]
+    ['']
+    """
+    if not args.strip() or args[-1].isspace():
+        return [Suggestion("entity", "", form="word")]
+    return [Suggestion("entity", args[m.start():], form="word") for m in re.finditer(r"\S+", args)]
+
+
+def _argument_suggestion(kind: str, word: str, *, several: bool) -> list[Suggestion]:
+    if kind == "entity":
+        return [Suggestion("entity", word, form="word" if several else "label")]
+    if kind == "format":
+        from kg.query.result import FORMATS
+
+        return [Suggestion("value", word, choices=FORMATS)]
+    if kind == "switch":
+        return [Suggestion("value", word, choices=("on", "off"))]
+    if kind == "export_format":
+        from kg.export import EXPORTERS
+
+        return [Suggestion("value", word, choices=tuple(EXPORTERS))]
+    if kind == "file":
+        return [Suggestion("file", word)]
+    if kind == "saved":
+        return [Suggestion("saved_query", word)]
+    if kind == "command":
+        return [Suggestion("command", word)]
+    return []
+
+
+def _shell_words(args: str) -> tuple[list[str], str]:
+    """Complete words (quotes removed) and the word being typed (as typed, opening quote kept)."""
+    words: list[str] = []
+    current, quote, started = "", "", False
+    raw_start = 0
+    for i, ch in enumerate(args):
+        if quote:
+            if ch == quote:
+                quote = ""
+            else:
+                current += ch
+        elif ch in "\"'":
+            quote, started = ch, True
+            if not current:
+                raw_start = i
+        elif ch.isspace():
+            if started:
+                words.append(current)
+            current, started = "", False
+        else:
+            if not started:
+                raw_start = i
+            current += ch
+            started = True
+    if not started:
+        return words, ""
+    return words, args[raw_start:]
+
+
+# ---- SPARQL
+
+_OPEN_IRI = re.compile(r"<[^<>\"{}|^`\\\x00-\x20]*\Z")
+
+
+def _sparql_suggestions(statement: str, after: str) -> list[Suggestion]:
+    if _OPEN_IRI.search(statement):
+        return []  # an IRI being typed
+    tokens = tokenize(statement)
+    word = ""
+    if tokens:
+        last = tokens[-1]
+        if last.kind in ("comment", "open_string", "string", "iri", "number", "langtag", "bnode"):
+            return []
+        if last.kind in ("var", "pname", "word"):
+            word = last.text
+            tokens = tokens[:-1]
+    significant = [t for t in tokens if t.significant]
+    variables = _variables(tokens + tokenize(after))
+    if word[:1] in ("?", "$"):
+        return [Suggestion("variable", word, choices=variables)]
+    position = _position(significant)
+    declared = _declared_prefixes(significant)
+    if ":" in word:
+        prefix = word.split(":", 1)[0]
+        if prefix == "kgr":
+            return [Suggestion("entity", word, namespace="kgr")] if position not in ("predicate",) else []
+        role = {"class": "class", "predicate": "property", "datatype": "datatype"}.get(position, "term")
+        return [Suggestion(role, word, namespace=prefix)]
+    prefixes = Suggestion("prefix", word, choices=declared)
+    keyword = _keyword_suggestion
+    if position == "prefix_declaration":
+        return [Suggestion("prefix_declaration", word,
+                           choices=tuple(f"{p}: <{iri}>" for p, iri in COMMON_PREFIXES.items()))]
+    if position in ("none", "number"):
+        return []
+    if position == "top":
+        return [keyword(word, TOP_KEYWORDS)]
+    if position == "projection":
+        return [Suggestion("variable", word, choices=variables), keyword(word, PROJECTION_KEYWORDS),
+                Suggestion("function", word, choices=FUNCTIONS)]
+    if position == "modifier":
+        return [keyword(word, MODIFIER_KEYWORDS), Suggestion("variable", word, choices=variables)]
+    if position == "expression":
+        return [Suggestion("variable", word, choices=variables), Suggestion("function", word, choices=FUNCTIONS),
+                keyword(word, EXPRESSION_KEYWORDS), prefixes, Suggestion("entity", word)]
+    if position == "subject":
+        return [Suggestion("variable", word, choices=variables), Suggestion("entity", word), prefixes,
+                keyword(word, GROUP_KEYWORDS)]
+    if position == "predicate":
+        return [Suggestion("value", word, choices=("a",)), Suggestion("property", word),
+                Suggestion("variable", word, choices=variables), prefixes]
+    if position == "class":
+        return [Suggestion("class", word), prefixes, Suggestion("variable", word, choices=variables)]
+    if position == "datatype":
+        return [Suggestion("datatype", word), prefixes]
+    if position == "values":
+        return [Suggestion("entity", word), Suggestion("term", word), prefixes, keyword(word, ("UNDEF",))]
+    if position == "object":
+        return [Suggestion("variable", word, choices=variables), Suggestion("entity", word), prefixes]
+    if position == "after_object":
+        return [keyword(word, GROUP_KEYWORDS)]
+    return []
+
+
+def _keyword_suggestion(word: str, choices: tuple[str, ...]) -> Suggestion:
+    return Suggestion("keyword", word, choices=choices)
+
+
+def _variables(tokens: list[Token]) -> tuple[str, ...]:
+    names = [t.text for t in tokens if t.kind == "var" and len(t.text) > 1]
+    return tuple(dict.fromkeys("?" + n[1:] for n in names))
+
+
+def _declared_prefixes(tokens: list[Token]) -> tuple[str, ...]:
+    out = []
+    for i, token in enumerate(tokens[:-1]):
+        if token.is_word("PREFIX") and tokens[i + 1].kind == "pname":
+            out.append(tokens[i + 1].text.split(":", 1)[0])
+    return tuple(out)
+
+
+def _position(tokens: list[Token]) -> str:
+    """Where the cursor is, given the significant tokens before it (the word excluded)."""
+    stack: list[int] = []
+    for i, token in enumerate(tokens):
+        if token.kind == "punct" and token.text in OPENERS:
+            stack.append(i)
+        elif token.kind == "punct" and token.text in CLOSERS and stack:
+            stack.pop()
+    if not stack:
+        return _top_position(tokens)
+    opened = stack[-1]
+    bracket = tokens[opened].text
+    inner = tokens[opened + 1:]
+    if bracket == "(":
+        return "expression"
+    if bracket == "[":
+        return _pattern_position(inner, "predicate")
+    if _is_values_block(tokens[:opened]):
+        return "values"
+    return _pattern_position(inner, "subject")
+
+
+def _top_position(tokens: list[Token]) -> str:
+    if not tokens:
+        return "top"
+    last = tokens[-1]
+    if last.is_word("PREFIX"):
+        return "prefix_declaration"
+    if last.is_word("LIMIT", "OFFSET") or (len(tokens) > 1 and tokens[-2].is_word("PREFIX")):
+        return "none"
+    for token in reversed(tokens):
+        if token.is_word("SELECT", "DISTINCT", "REDUCED"):
+            return "projection"
+        if token.is_word("DESCRIBE"):
+            return "object"
+        if token.text == "}" or token.is_word("GROUP", "ORDER", "HAVING", "BY"):
+            return "modifier"
+        if token.is_word("WHERE", "ASK", "CONSTRUCT", "PREFIX", "BASE", "FROM"):
+            return "top"
+    return "top"
+
+
+def _is_values_block(before: list[Token]) -> bool:
+    i = len(before) - 1
+    if i >= 0 and before[i].text == ")":  # VALUES (?a ?b) { ... }
+        while i >= 0 and before[i].text != "(":
+            i -= 1
+        i -= 1
+    elif i >= 0 and before[i].kind == "var":
+        i -= 1
+    return i >= 0 and before[i].is_word("VALUES")
+
+
+def _pattern_position(tokens: list[Token], state: str) -> str:
+    """Walk a group's tokens (nested groups count as one term) to find the triple position."""
+    depth = 0
+    pending = ""  # a keyword waiting for its group: FILTER (...), OPTIONAL {...}
+    for token in tokens:
+        text = token.text
+        if token.kind == "punct" and text in OPENERS:
+            depth += 1
+            continue
+        if token.kind == "punct" and text in CLOSERS:
+            depth -= 1
+            if depth == 0:
+                if text == "}" or pending:
+                    state, pending = "subject", ""
+                else:  # a closed [ ... ] or ( ... ) is one term
+                    state = _advance(state, token)
+            continue
+        if depth:
+            continue
+        if token.kind == "punct":
+            state = {".": "subject", ";": "predicate", ",": "object"}.get(text, state)
+            pending = ""
+        elif token.kind == "word" and text.upper() in _PATTERN_KEYWORDS:
+            pending = text.upper()
+        elif token.is_word("SELECT"):
+            return "projection"
+        elif pending in ("GRAPH", "SERVICE", "SILENT"):
+            pending = "GRAPH"  # GRAPH ?g / SERVICE <url>: the name, then the group
+        elif token.kind == "op":
+            if text == "^^":
+                state = "datatype"
+            elif text in ("/", "|") and state in ("object", "class"):
+                state = "predicate"
+        elif token.kind in _TERM_KINDS or token.kind == "word":
+            state = _advance(state, token)
+    if pending in ("FILTER", "BIND", "NOT", "EXISTS"):
+        return "expression"
+    if pending == "VALUES":
+        return "none"
+    if pending:
+        return "none"
+    return state
+
+
+def _advance(state: str, token: Token) -> str:
+    if state == "subject":
+        return "predicate"
+    if state == "predicate":
+        return "class" if token.text == "a" or token.text in _TYPE_IRIS else "object"
+    if state in ("object", "class", "datatype", "after_object"):
+        return "after_object"
+    return state
