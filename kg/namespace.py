@@ -1,25 +1,23 @@
-"""IRIs of the ontology and of the data, and the prefixes users see.
+"""IRIs of the ontology and of the data, and the prefixes users see, as plain strings.
 
-The two bases are settings: ``KG_ONTOLOGY_IRI`` and ``KG_RESOURCE_IRI`` in the
-environment override the defaults. No other module spells an IRI.
+Any layer may import this module: it needs no RDF library. Where RDF terms are made, :mod:`kg.rdf`
+wraps these strings as rdflib terms. The two bases are settings: ``KG_ONTOLOGY_IRI`` and
+``KG_RESOURCE_IRI`` in the environment override the defaults. No other module spells an IRI.
 
 Examples
 --------
->>> from kg.namespace import KG, paper_iri, entity_iri
->>> str(KG.Method) == ONTOLOGY_IRI + "Method"
+>>> ontology_iri("Method") == ONTOLOGY_IRI + "Method"
 True
->>> str(paper_iri("2301.00001")) == RESOURCE_IRI + "paper/2301.00001"
+>>> paper_iri("2301.00001") == RESOURCE_IRI + "paper/2301.00001"
 True
->>> str(entity_iri("robust-overfitting")) == RESOURCE_IRI + "entity/robust-overfitting"
+>>> entity_iri("robust-overfitting") == RESOURCE_IRI + "entity/robust-overfitting"
 True
 """
+
 from __future__ import annotations
 
 import os
 from urllib.parse import quote
-
-from rdflib import Namespace, URIRef
-from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SDO, SKOS, XSD
 
 DEFAULT_ONTOLOGY_IRI = "https://w3id.org/abstract-kg/ontology#"
 DEFAULT_RESOURCE_IRI = "https://w3id.org/abstract-kg/resource/"
@@ -27,21 +25,27 @@ DEFAULT_RESOURCE_IRI = "https://w3id.org/abstract-kg/resource/"
 ONTOLOGY_IRI = os.environ.get("KG_ONTOLOGY_IRI") or DEFAULT_ONTOLOGY_IRI
 RESOURCE_IRI = os.environ.get("KG_RESOURCE_IRI") or DEFAULT_RESOURCE_IRI
 
-KG = Namespace(ONTOLOGY_IRI)
-KGR = Namespace(RESOURCE_IRI)
+RDF_IRI = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS_IRI = "http://www.w3.org/2000/01/rdf-schema#"
+OWL_IRI = "http://www.w3.org/2002/07/owl#"
+XSD_IRI = "http://www.w3.org/2001/XMLSchema#"
+SKOS_IRI = "http://www.w3.org/2004/02/skos/core#"
+DCTERMS_IRI = "http://purl.org/dc/terms/"
+PROV_IRI = "http://www.w3.org/ns/prov#"
+SCHEMA_IRI = "https://schema.org/"
 
 # Prefixes declared for every query, in the shell and in `kg query`, and bound in exports.
 PREFIXES: dict[str, str] = {
     "kg": ONTOLOGY_IRI,
     "kgr": RESOURCE_IRI,
-    "rdf": str(RDF),
-    "rdfs": str(RDFS),
-    "owl": str(OWL),
-    "xsd": str(XSD),
-    "skos": str(SKOS),
-    "dcterms": str(DCTERMS),
-    "prov": str(PROV),
-    "schema": str(SDO),
+    "rdf": RDF_IRI,
+    "rdfs": RDFS_IRI,
+    "owl": OWL_IRI,
+    "xsd": XSD_IRI,
+    "skos": SKOS_IRI,
+    "dcterms": DCTERMS_IRI,
+    "prov": PROV_IRI,
+    "schema": SCHEMA_IRI,
 }
 
 ENTITY_TYPES = ("Method", "Dataset", "Task", "Metric", "Phenomenon")
@@ -66,19 +70,24 @@ def _segment(value: str) -> str:
     return quote(value, safe="-._~:")
 
 
-def paper_iri(doc_id: str) -> URIRef:
+def ontology_iri(name: str) -> str:
+    """The IRI of the ontology term ``name`` (a class or property of ``kg:``)."""
+    return ONTOLOGY_IRI + name
+
+
+def paper_iri(doc_id: str) -> str:
     """The IRI of the paper whose document id is ``doc_id``."""
-    return KGR[f"paper/{_segment(doc_id)}"]
+    return f"{RESOURCE_IRI}paper/{_segment(doc_id)}"
 
 
-def entity_iri(key: str) -> URIRef:
+def entity_iri(key: str) -> str:
     """The IRI of the entity whose canonical key is ``key``."""
-    return KGR[f"entity/{_segment(key)}"]
+    return f"{RESOURCE_IRI}entity/{_segment(key)}"
 
 
-def statement_iri(key: str) -> URIRef:
+def statement_iri(key: str) -> str:
     """The IRI of one relation statement (evidence and provenance of a triple)."""
-    return KGR[f"statement/{_segment(key)}"]
+    return f"{RESOURCE_IRI}statement/{_segment(key)}"
 
 
 def local_name(iri: object) -> str:
@@ -86,7 +95,7 @@ def local_name(iri: object) -> str:
 
     Examples
     --------
-    >>> local_name(KG.Method), local_name("https://w3id.org/abstract-kg/resource/entity/clip")
+    >>> local_name(ontology_iri("Method")), local_name("https://w3id.org/abstract-kg/resource/entity/clip")
     ('Method', 'clip')
     """
     return str(iri).rsplit("#", 1)[-1].rsplit("/", 1)[-1]

@@ -10,17 +10,8 @@ from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS
 from rdflib import namespace as _rdflib_namespace
 
 import kg
-from kg.namespace import (
-    DEFAULT_ONTOLOGY_IRI,
-    ENTITY_RELATIONS,
-    ENTITY_TYPES,
-    KG,
-    ONTOLOGY_IRI,
-    PAPER_LINKS,
-    paper_iri,
-    entity_iri,
-    statement_iri,
-)
+from kg.namespace import DEFAULT_ONTOLOGY_IRI, ENTITY_RELATIONS, ENTITY_TYPES, ONTOLOGY_IRI, PAPER_LINKS
+from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 
 pyshacl = pytest.importorskip("pyshacl")
 

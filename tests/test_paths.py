@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_kg
-from kg.namespace import KG, paper_iri
+from kg.rdf import KG, paper_iri
 from kg.store import open_store
 from test_paths_graphs import entity, relations_store  # noqa: F401  (a fixture)
 

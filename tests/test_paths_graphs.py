@@ -22,7 +22,7 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
-from kg.namespace import KG, entity_iri, paper_iri, statement_iri
+from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.store import open_store
 
 ENTITIES = {

@@ -21,7 +21,8 @@ from rdflib import namespace as ns
 from rdflib.query import Result as RdflibResult
 
 from kg.errors import UsageError
-from kg.namespace import KG, KGR, ONTOLOGY_IRI, RESOURCE_IRI
+from kg.namespace import ONTOLOGY_IRI, RESOURCE_IRI
+from kg.rdf import KG, KGR
 from kg.query.result import (
     FORMATS,
     GRAPH_COLUMNS,

@@ -19,7 +19,8 @@ from rdflib import Literal
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
 from kg.errors import EntityNotFoundError, QuerySyntaxError, UsageError
-from kg.namespace import KG, RESOURCE_IRI, entity_iri, paper_iri, statement_iri
+from kg.namespace import RESOURCE_IRI
+from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.query.result import Result
 from kg.store import open_store
 from shell.commands.base import COMMANDS, execute, unique_commands

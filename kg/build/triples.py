@@ -3,7 +3,7 @@
 Examples
 --------
 >>> from kg.ingest import Document
->>> from kg.namespace import KG
+>>> from kg.rdf import KG
 >>> doc = Document("p1", "We propose LoRA.", "a.txt:1", title="LoRA", meta={"year": 2021})
 >>> triples = paper_triples(doc)
 >>> (paper_iri("p1"), RDF.type, KG.Paper) in triples
@@ -21,7 +21,8 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SDO, SKOS, XSD
 
 from kg.build.canon import Registry
-from kg.namespace import KG, entity_iri, local_name, paper_iri, statement_iri
+from kg.namespace import local_name
+from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 
 if TYPE_CHECKING:
     from kg.extract.records import DocumentRecord, Relation

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from kg.namespace import KG, entity_iri, paper_iri, statement_iri
+from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 
 TYPE_SHARES = (("Method", 0.55), ("Task", 0.2), ("Dataset", 0.1), ("Metric", 0.05), ("Phenomenon", 0.1))
 ZIPF_EXPONENT = 0.8

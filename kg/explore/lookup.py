@@ -2,7 +2,7 @@
 
 Examples
 --------
->>> from kg.namespace import entity_iri
+>>> from kg.rdf import entity_iri
 >>> clip, arp = str(entity_iri("clip")), str(entity_iri("adaptive-return-conditioned-policy"))
 >>> index = LabelIndex([(clip, "CLIP", ()), (arp, "Adaptive Return-conditioned Policy", ("ARP",))])
 >>> index.resolve("arp") == arp

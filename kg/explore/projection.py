@@ -432,7 +432,7 @@ def project(store: Store) -> nx.MultiDiGraph:
     >>> import tempfile, os
     >>> from rdflib import Literal
     >>> from rdflib.namespace import RDF, RDFS
-    >>> from kg.namespace import KG, entity_iri, paper_iri
+    >>> from kg.rdf import KG, entity_iri, paper_iri
     >>> from kg.store import open_store
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     with open_store(os.path.join(tmp, "s"), create=True) as store:
@@ -458,7 +458,7 @@ def load_projection(store: Store, *, cache: bool = True) -> Projection:
     >>> import tempfile, os
     >>> from rdflib import Literal
     >>> from rdflib.namespace import RDF, RDFS
-    >>> from kg.namespace import KG, entity_iri, paper_iri
+    >>> from kg.rdf import KG, entity_iri, paper_iri
     >>> from kg.store import open_store
     >>> triples = [(entity_iri("lora"), RDF.type, KG.Method), (entity_iri("lora"), RDFS.label, Literal("LoRA")),
     ...            (paper_iri("p1"), KG.mentions, entity_iri("lora"))]

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from kg.namespace import ENTITY_TYPES, KG
+from kg.namespace import ENTITY_TYPES, ontology_iri
+
 from kg.resources import VOCABULARY_DIR
 
 _SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -34,7 +35,7 @@ def load_vocabulary(directory: Path = VOCABULARY_DIR) -> tuple[Term, ...]:
     """Every preferred and alternative label of every concept, sorted for determinism."""
     import pyoxigraph as ox
 
-    type_of = {str(KG[t]): t for t in ENTITY_TYPES}
+    type_of = {ontology_iri(t): t for t in ENTITY_TYPES}
     types: dict[str, str] = {}
     pref: dict[str, str] = {}
     alts: dict[str, list[str]] = {}

@@ -67,7 +67,7 @@ it out as is.
 
 Examples
 --------
->>> from kg.namespace import KGR
+>>> from kg.rdf import KGR
 >>> result = Result.from_rows(
 ...     ["entity", "label", "papers"],
 ...     [(KGR["entity/clip"], "CLIP", 12), (KGR["entity/lora"], "LoRA", 3)],
@@ -418,7 +418,7 @@ class Result:
         Examples
         --------
         >>> from rdflib import Literal, URIRef
-        >>> from kg.namespace import KG, KGR
+        >>> from kg.rdf import KG, KGR
         >>> r = Result.from_triples([(KGR["entity/clip"], KG.label, Literal("CLIP"))])
         >>> r.kind, r.columns, len(r.triples)
         ('graph', ('subject', 'predicate', 'object'), 1)
@@ -539,7 +539,7 @@ class Result:
         Examples
         --------
         >>> from rdflib import Literal
-        >>> from kg.namespace import KG, KGR
+        >>> from kg.rdf import KG, KGR
         >>> g = Result.from_triples([(KGR["entity/clip"], KG.label, Literal("CLIP"))]).to_graph()
         >>> len(g)
         1
@@ -599,7 +599,7 @@ def render(
     Examples
     --------
     >>> from rdflib import BNode, Literal, URIRef
-    >>> from kg.namespace import KG
+    >>> from kg.rdf import KG
     >>> r = Result.from_rows(
     ...     ["s", "p", "o"],
     ...     [(BNode("b0"), KG.name, Literal('café, "au lait" froid', lang="fr")),

@@ -13,7 +13,7 @@ Examples
 --------
 >>> import tempfile, os
 >>> from rdflib import Literal
->>> from kg.namespace import KG, paper_iri
+>>> from kg.rdf import KG, paper_iri
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     with open_store(os.path.join(tmp, "s"), create=True) as store:
 ...         store.write([(paper_iri("p1"), KG.sourceLocation, Literal("a.txt:1"))])

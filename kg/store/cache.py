@@ -15,7 +15,7 @@ Examples
 --------
 >>> import tempfile, os
 >>> from rdflib import Literal
->>> from kg.namespace import KG, paper_iri
+>>> from kg.rdf import KG, paper_iri
 >>> from kg.store import open_store
 >>> calls = []
 >>> def count_papers(store):

@@ -8,7 +8,7 @@ Examples
 --------
 >>> import tempfile, os
 >>> from rdflib import Literal
->>> from kg.namespace import KG, paper_iri
+>>> from kg.rdf import KG, paper_iri
 >>> from kg.store import open_store
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     with open_store(os.path.join(tmp, "s"), create=True) as store:
