@@ -1,10 +1,10 @@
-# abstract-kg: make install | run | test | bench | train
+# abstract-kg: make install | run | test | lint | bench | train
 VENV   := .venv
 PY     := $(VENV)/bin/python
 KG     := $(VENV)/bin/kg
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test bench train clean
+.PHONY: install run test lint bench train clean
 
 install: $(STAMP)
 	@# Optional: headless Chromium for the rendering test of `kg viz` (skipped without it). Best effort, as
@@ -25,6 +25,12 @@ run: install
 
 test: install
 	$(PY) -m pytest -q
+
+# Lint and format (ruff) and the layer rules between packages (import-linter contracts in pyproject.toml).
+lint: install
+	$(VENV)/bin/ruff check kg shell tests
+	$(VENV)/bin/ruff format --check kg shell tests
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: install
 	$(PY) -m kg.eval.bench
