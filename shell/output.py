@@ -1,7 +1,7 @@
 """Showing results and errors: the one formatter, a pager for long output, a caret under errors.
 
-Results are rendered by :func:`kg.query.result.render` in the session's format and followed by
-:func:`kg.query.result.summary_line` (the row count, the time when ``.timing`` is on, and a note
+Results are rendered by :func:`kg.query.render` in the session's format and followed by
+:func:`kg.query.summary_line` (the row count, the time when ``.timing`` is on, and a note
 when the result was cut at ``.limit``).
 
 Interactively, table cells are cut (ending in ``…``) so that rows fit the terminal's width
@@ -31,7 +31,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from kg.errors import KGError, QuerySyntaxError
-from kg.query.result import render, summary_line
+from kg.query import render, summary_line
 
 if TYPE_CHECKING:
     from kg.query.result import Result

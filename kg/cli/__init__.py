@@ -103,7 +103,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 @command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
 def cmd_query(args: argparse.Namespace) -> int:
-    from kg.query.result import render
+    from kg.query import render
 
     if args.file:
         sparql = _read_query_file(args.file)

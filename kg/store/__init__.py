@@ -127,8 +127,6 @@ class EmbeddedStore(Store):
 
     def query(self, sparql: str, *, prefixes: dict[str, str] | None = None) -> Result:
         from kg.query.result import Result
-        from oxrdflib._converter import from_ox
-        import pyoxigraph as ox
 
         started = time.perf_counter()
         try:
@@ -137,19 +135,7 @@ class EmbeddedStore(Store):
             raise _syntax_error(err) from None
         except OSError as err:
             raise QueryError(f"query failed: {err}") from None
-        if isinstance(answer, ox.QueryBoolean):
-            result = Result(columns=(), rows=[], kind="ask", boolean=bool(answer))
-        elif isinstance(answer, ox.QuerySolutions):
-            columns = tuple(v.value for v in answer.variables)
-            rows = []
-            for solution in answer:
-                rows.append(tuple(None if value is None else from_ox(value) for value in solution))
-            result = Result(columns=columns, rows=rows, kind="select")
-        else:
-            triples = []
-            for t in answer:
-                triples.append((from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)))
-            result = Result(columns=("subject", "predicate", "object"), rows=[], kind="graph", triples=triples)
+        result = Result.from_oxigraph(answer)
         # Oxigraph's result iterator must be released in the thread that made it (the shell runs
         # queries in a worker thread); a comprehension's frame could keep it alive past this point.
         del answer
@@ -159,10 +145,11 @@ class EmbeddedStore(Store):
     def write(self, triples: Iterable[Triple]) -> None:
         if not self.writable:
             raise StoreError(f"{self.path}: opened read-only")
-        from oxrdflib._converter import to_ox
         import pyoxigraph as ox
 
-        quads = [ox.Quad(to_ox(s), to_ox(p), to_ox(o)) for s, p, o in triples]
+        from kg.query.terms import to_oxigraph
+
+        quads = [ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for s, p, o in triples]
         self._ox.extend(quads)
 
     def __len__(self) -> int:

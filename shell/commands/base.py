@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from kg.errors import UsageError
 from kg.export import write_atomically
 from kg.namespace import ENTITY_TYPES, PREFIXES, local_name
-from kg.query.result import FORMATS, Result
+from kg.query import FORMATS, Result
 from shell.commands import graph as graph_commands
 from shell.query import apply_limit, run_sparql
 from shell.input.statements import Statement

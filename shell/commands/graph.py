@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from rdflib import URIRef
 
 from kg.errors import UsageError
-from kg.namespace import KG
+from kg.rdf import KG
 from kg.query.result import Result
 
 if TYPE_CHECKING:

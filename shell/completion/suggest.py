@@ -204,7 +204,7 @@ def _argument_suggestion(kind: str, word: str, *, several: bool) -> list[Suggest
     if kind == "entity":
         return [Suggestion("entity", word, form="word" if several else "label")]
     if kind == "format":
-        from kg.query.result import FORMATS
+        from kg.query import FORMATS
 
         return [Suggestion("value", word, choices=FORMATS)]
     if kind == "switch":
