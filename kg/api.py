@@ -70,12 +70,15 @@ class KnowledgeGraph:
 
     def path(self, source: str, target: str, *, max_hops: int = 4, limit: int = 3,
              via: Iterable[str] | None = None, through_papers: bool | None = None) -> dict:
-        """The shortest paths between two concepts, as ``kg path --format json`` gives them."""
+        """The shortest paths between two concepts, as ``kg path --format json`` gives them.
+
+        The same report as :func:`kg.explore.reports.path_report`, as plain data.
+        """
         from kg.explore.projection import load_projection
         from kg.explore.reports import path_report
 
         return path_report(load_projection(self.store), self.store, source, target, max_hops=max_hops,
-                           limit=limit, via=via, through_papers=through_papers)
+                           limit=limit, via=via, through_papers=through_papers).to_json()
 
     def stats(self) -> Stats:
         from kg.explore.stats import collect_stats

@@ -8,9 +8,9 @@ Modules, from the input to the output:
 ``completion``, ``catalog``, ``completer``
     What fits at the cursor (a pure function of the text), the names on offer
     (vocabulary terms, the graph's entities), and the prompt-toolkit completer.
-``commands``, ``graph_commands``, ``query``
-    The dot-commands' registry and handlers, the adapter to the graph algorithms, and
-    running SPARQL; every handler returns a :class:`kg.query.result.Result`.
+``commands`` (a package, by topic), ``query``
+    The dot-commands' registry and handlers (the graph questions ask :mod:`kg.explore.reports`),
+    and running SPARQL; every handler returns a :class:`kg.query.result.Result`.
 ``session``
     The state passed to handlers, and what persists (history, saved queries).
 ``output``, ``highlight``, ``prompt``, ``app``

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TextIO, TypeVar
 
 from kg.errors import KGError
-from shell.commands.base import execute
+from shell.commands import execute
 from shell.output import Console
 from shell.session import Session
 from shell.input.statements import Statement, StatementReader, split

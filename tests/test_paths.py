@@ -129,7 +129,7 @@ def test_text_output_shows_direction_support_and_evidence(relations_store: Path)
     assert "kgr:paper/p2" in done.stdout
 
 
-# --- neighbours -----------------------------------------------------------------------------
+# --- neighbors ------------------------------------------------------------------------------
 
 def test_neighbors_ring_by_ring(relations_store: Path) -> None:
     done = run_kg("neighbors", "ImageNet", "--hops", "2", "--format", "json", "--store", str(relations_store))

@@ -23,7 +23,7 @@ from kg.namespace import RESOURCE_IRI
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.query.result import Result
 from kg.store import open_store
-from shell.commands.base import COMMANDS, execute, unique_commands
+from shell.commands import COMMANDS, execute, unique_commands
 from shell.completion.completer import ShellCompleter
 from shell.completion.suggest import Suggestion, suggest
 from shell.output import Console, caret_lines, tidy_message
@@ -435,6 +435,47 @@ class TestCommands:
         with pytest.raises(UsageError, match="usage: .path"):
             execute(session, ".path CLIP")
 
+    def test_path_via_follows_only_the_links_named(self, session):
+        def links(command):  # of the first path
+            return [(frm, link, to) for path, _, frm, link, to, *_ in rows(execute(session, command)) if path == 1]
+
+        # By default the relation beats the co-mention of the same paper (p2).
+        assert links(".path adversarial training CIFAR-10") == [("adversarial training", "evaluatedOn", "CIFAR-10")]
+        assert links(".path adversarial training CIFAR-10 --via mentions") == [
+            ("adversarial training", "mentions", "CIFAR-10")]
+        # Without mentions among them, --via leaves papers out: CLIP has no relation at all.
+        assert execute(session, '.path CLIP "goal misgeneralization" --via addresses').message.startswith(
+            "no path of at most 4 hops between CLIP and goal misgeneralization")
+        for given in ("--via addresses,mentions", "--via addresses --via mentions", "--via=addresses --papers"):
+            assert links(f'.path CLIP "goal misgeneralization" {given}') == [
+                ("CLIP", "mentions", "goal misgeneralization")], given
+        with pytest.raises(UsageError, match="unknown link 'usedFr'; did you mean: usedFor?"):
+            execute(session, ".path CLIP ARP --via usedFr")
+
+    def test_path_papers_switch(self, session):
+        assert execute(session, '.path CLIP "robust overfitting" --no-papers').message.startswith(
+            "no path of at most 4 hops between CLIP and robust overfitting")
+        assert rows(execute(session, ".path ARP goal misgeneralization --no-papers --max-hops 1"))[0][2:5] == (
+            "Adaptive Return-conditioned Policy", "addresses", "goal misgeneralization")
+        assert execute(session, '.path CLIP "robust overfitting" --papers').count == 5  # as without the switch
+        with pytest.raises(UsageError, match="--papers takes no value"):
+            execute(session, ".path CLIP ARP --papers=yes")
+        with pytest.raises(UsageError, match="options: --max-hops, --limit, --via, --papers, --no-papers"):
+            execute(session, ".path CLIP ARP --hops 2")
+        assert suggest(".path CLIP ARP --")[0].choices == ("--max-hops", "--limit", "--via", "--papers", "--no-papers")
+
+    def test_path_and_kg_path_ask_the_same_service(self, session):
+        from kg.explore.reports import path_report
+
+        for options in ({}, {"via": ["evaluatedOn,mentions"]}, {"through_papers": False}, {"limit": 1}):
+            report = path_report(session.projection(), session.store, "CLIP", "robust overfitting", **options)
+            given = {"via": "--via evaluatedOn,mentions", "through_papers": "--no-papers", "limit": "--limit 1"}
+            command = '.path CLIP "robust overfitting" ' + " ".join(given[key] for key in options)
+            result = execute(session, command)
+            expected = [(n, s, hop.source, hop.predicate, hop.target, hop.support, hop.evidence, hop.paper)
+                        for n, path in enumerate(report.paths, 1) for s, hop in enumerate(path.hops, 1)]
+            assert (rows(result) if result.kind == "select" else []) == expected, command
+
     def test_find(self, session):
         result = execute(session, ".find robust")
         assert [label for _, label, *_ in rows(result)] == ["robust accuracy", "robust overfitting"]
@@ -547,7 +588,7 @@ def test_the_shell_does_not_import_spacy():
     import subprocess
     import sys
 
-    code = ("import sys, shell.app, shell.commands.base, shell.completion.completer, shell.prompt, shell.commands.graph; "
+    code = ("import sys, shell.app, shell.commands, shell.completion.completer, shell.prompt; "
             "print('spacy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False", done.stderr

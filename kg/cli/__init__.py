@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kg.errors import KGError, UsageError
 
@@ -154,12 +155,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 @command("describe", "an entity: type, aliases, papers, and its relations with support and evidence")
 def cmd_describe(args: argparse.Namespace) -> int:
-    from kg.explore.describe import describe
+    from kg.explore.reports import describe_report
+    from kg.explore.text import render_description
 
     with _open_for_reading(args) as store:
-        description = describe(store, args.entity)
-    _write_text(json.dumps(description.to_json(), indent=2, ensure_ascii=False) if args.format == "json"
-                else description.to_text())
+        description = describe_report(store, args.entity)
+    _write_report(description, render_description, args.format)
     return 0
 
 
@@ -234,11 +235,11 @@ def cmd_communities(args: argparse.Namespace) -> int:
 @command("viz", "write an interactive HTML view of a concept's neighbourhood")
 def cmd_viz(args: argparse.Namespace) -> int:
     from kg.export import write_atomically
-    from kg.explore.viz import neighbourhood_view, render_html
+    from kg.explore.viz import neighbors_view, render_html
 
     with _open_for_reading(args) as store:
-        view = neighbourhood_view(_projection(store), store, args.concept, hops=args.hops, limit=args.limit,
-                                  via=_names(args.via), through_papers=args.papers)
+        view = neighbors_view(_projection(store), store, args.concept, hops=args.hops, limit=args.limit,
+                              via=_names(args.via), through_papers=args.papers)
     html = render_html(view).encode("utf-8")
     if args.output in (None, "-"):
         sys.stdout.buffer.write(html)
@@ -399,8 +400,10 @@ def _names(values: list[str] | None) -> list[str] | None:
     return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
-def _write_report(report: dict, render_text: Callable[[dict], str], output_format: str) -> None:
-    _write_text(json.dumps(report, ensure_ascii=False, indent=2) if output_format == "json" else render_text(report))
+def _write_report(report: Any, render_text: Callable[[Any], str], output_format: str) -> None:
+    """``report.to_json()`` as JSON, or ``render_text(report)``."""
+    _write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if output_format == "json"
+                else render_text(report))
 
 def _open_for_reading(args: argparse.Namespace):
     from kg.store import open_store

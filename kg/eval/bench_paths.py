@@ -1,4 +1,4 @@
-"""Benchmark of path and neighbour queries on a synthetic graph (default: 100k papers).
+"""Benchmark of path and neighbor queries on a synthetic graph (default: 100k papers).
 
 Run ``python -m kg.eval.bench_paths`` (``--help`` for the sizes). It writes a synthetic store
 straight into Oxigraph: entities of the five types whose popularity follows a Zipf law
@@ -7,7 +7,7 @@ papers that mention about eight of them each (one proposed), an abstract per pap
 its entities, and a relation with its statement for one paper in five. It then times
 
 * building the projection from the store, and loading it from the cache;
-* ``shortest_paths`` and ``neighborhood`` in process, over random pairs and concepts;
+* ``shortest_paths`` and ``neighbors`` in process, over random pairs and concepts;
 * ``kg path`` and ``kg neighbors`` as whole processes, as a user runs them;
 
 and prints the figures. Nothing here is asserted: the figures are for reading.
@@ -104,7 +104,7 @@ def summary(seconds: list[float]) -> str:
 
 
 def run(store: Path, *, queries: int, processes: int, seed: int) -> None:
-    from kg.explore.paths import neighborhood, shortest_paths
+    from kg.explore.paths import neighbors, shortest_paths
     from kg.explore.projection import CACHE_NAME, Projection, load_projection
     from kg.store import open_store
 
@@ -129,11 +129,11 @@ def run(store: Path, *, queries: int, processes: int, seed: int) -> None:
     print("  path hub B (limit 3)                 ",
           summary([timed(lambda: shortest_paths(graph, hub, b)) for _, b in pairs[:max(3, queries // 4)]]))
     print("  neighbors X --hops 1 (limit 20)      ",
-          summary([timed(lambda: neighborhood(graph, a, hops=1, limit=20)) for a, _ in pairs]))
+          summary([timed(lambda: neighbors(graph, a, hops=1, limit=20)) for a, _ in pairs]))
     print("  neighbors X --hops 2 (limit 20)      ",
-          summary([timed(lambda: neighborhood(graph, a, hops=2, limit=20)) for a, _ in pairs]))
-    print("  neighbors hub --hops 1 (limit 20)    ", summary([timed(lambda: neighborhood(graph, hub, hops=1, limit=20))]))
-    print("  neighbors hub --hops 2 (limit 20)    ", summary([timed(lambda: neighborhood(graph, hub, hops=2, limit=20))]))
+          summary([timed(lambda: neighbors(graph, a, hops=2, limit=20)) for a, _ in pairs]))
+    print("  neighbors hub --hops 1 (limit 20)    ", summary([timed(lambda: neighbors(graph, hub, hops=1, limit=20))]))
+    print("  neighbors hub --hops 2 (limit 20)    ", summary([timed(lambda: neighbors(graph, hub, hops=2, limit=20))]))
 
     kg = str(Path(sys.executable).parent / "kg")
     label = graph.label

@@ -77,28 +77,6 @@ class Description:
                 "papers": len(self.papers), "proposed_by": list(self.proposed_by),
                 "relations": {p: [link.to_json() for link in links] for p, links in self.by_predicate().items()}}
 
-    def to_text(self, *, per_predicate: int = 5) -> str:
-        lines = [f"{self.label}  ({self.type})  {self.iri}"]
-        if self.aliases:
-            lines.append(f"aliases: {', '.join(self.aliases)}")
-        lines.append(f"papers: {len(self.papers)} mention it; {len(self.proposed_by)} propose it")
-        for predicate, links in self.by_predicate().items():
-            for direction in ("out", "in"):
-                chosen = [link for link in links if link.direction == direction]
-                if not chosen:
-                    continue
-                heading = f"{predicate} ->" if direction == "out" else f"<- {predicate}"
-                lines.append("")
-                lines.append(f"{heading}  ({len(chosen)})")
-                for link in chosen[:per_predicate]:
-                    lines.append(f"  {link.label} ({link.type}), support {link.support}")
-                    lines.append(f"    \u201c{link.evidence}\u201d")
-                if len(chosen) > per_predicate:
-                    lines.append(f"  ... and {len(chosen) - per_predicate} more (--format json lists all)")
-        if not self.links:
-            lines.append("no relations to other entities yet")
-        return "\n".join(lines)
-
 
 def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Description:
     """Describe the entity called ``name`` (label, alias or IRI).

@@ -132,7 +132,7 @@ class LinkTable:
         size = len(graph.papers_of[node])
         costs: dict[int, float] = {}
         if self.co_mentions:
-            # 1 - ochiai(shared, size, papers of other), inlined: this loop runs over every neighbour.
+            # 1 - ochiai(shared, size, papers of other), inlined: this loop runs over every neighbor.
             papers_of, root, sqrt = graph.papers_of, math.sqrt(max(size, 1)), math.sqrt
             for other, shared in graph.co_mentions(node).items():
                 strength = shared / (root * sqrt(len(papers_of[other]) or 1))

@@ -1,4 +1,4 @@
-"""Paths and neighbourhoods between concepts, over a :class:`kg.explore.projection.Projection`.
+"""Paths between concepts, and the neighbors of one, over a :class:`kg.explore.projection.Projection`.
 
 Two concepts are *linked* when a stored relation joins them (``kg:usedFor``, ...,
 followed in either direction) or when a paper mentions both (the link ``mentions``). A
@@ -123,7 +123,7 @@ def shortest_paths(
     _check_positive("max_hops", max_hops)
     _check_positive("limit", limit)
     links = LinkTable(graph, allowed_links(predicates))
-    # Search from the end with fewer neighbours: its neighbours are the ones expanded.
+    # Search from the end with fewer neighbors: its neighbors are the ones expanded.
     reverse = len(links.around(start)) > len(links.around(goal))
     if reverse:
         start, goal = goal, start
@@ -133,7 +133,7 @@ def shortest_paths(
     return [[links.hop(u, v) for u, v in zip(path, path[1:])] for path in found]
 
 
-def neighborhood(
+def neighbors(
     graph: Projection,
     center: str,
     *,
@@ -176,7 +176,7 @@ def neighborhood(
     >>> graph = Projection.from_records(
     ...     entities=[("e:a", "A", "Method"), ("e:b", "B", "Task"), ("e:c", "C", "Dataset")],
     ...     mentions=[("p:1", "e:a"), ("p:1", "e:b"), ("p:2", "e:a"), ("p:2", "e:b"), ("p:3", "e:b"), ("p:3", "e:c")])
-    >>> near, sizes = neighborhood(graph, "e:a", hops=2)
+    >>> near, sizes = neighbors(graph, "e:a", hops=2)
     >>> [(n.node, n.hops, n.via, n.link.support) for n in near], sizes
     ([('e:b', 1, 'e:a', 2), ('e:c', 2, 'e:b', 1)], [1, 1])
     """

@@ -3,7 +3,7 @@
 :func:`associated_concepts` scores the concepts already linked to X (mentioned in the same
 papers, or joined by a relation) by Jaccard, PMI or normalised PMI over papers.
 :func:`predicted_links` scores the concepts two links away, not linked to X yet, by the
-Adamic-Adar index over their shared neighbours: a shared neighbour counts for more the
+Adamic-Adar index over their shared neighbors: a shared neighbor counts for more the
 fewer links it has itself.
 
 Examples
@@ -68,7 +68,7 @@ class Prediction:
     node : str
     score : float
     common : tuple of str
-        The shared neighbours, the most telling first.
+        The shared neighbors, the most telling first.
     """
 
     node: str

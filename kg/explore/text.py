@@ -1,14 +1,13 @@
 """The exploration reports of :mod:`kg.explore.reports` as text for a terminal.
 
-Each function takes the plain data that ``--format json`` prints and returns the text,
-ending with a line break.
+Each function takes one report and returns the text, ending with a line break.
 
 Examples
 --------
->>> report = {"source": "CLIP", "target": "zero-shot classification", "paths": [{"length": 1, "hops": [
-...     {"from": "CLIP", "predicate": "usedFor", "to": "zero-shot classification", "support": 2,
-...      "evidence": "CLIP is used for zero-shot classification.",
-...      "paper": "https://w3id.org/abstract-kg/resource/paper/p1"}]}]}
+>>> from kg.explore.reports import LabelledHop, LabelledPath, PathReport
+>>> report = PathReport("CLIP", "zero-shot classification", (LabelledPath((
+...     LabelledHop("CLIP", "usedFor", "zero-shot classification", 2, "CLIP is used for zero-shot classification.",
+...                 "https://w3id.org/abstract-kg/resource/paper/p1"),)),))
 >>> print(render_path(report), end="")
 CLIP → zero-shot classification: 1 path
 <BLANKLINE>
@@ -19,121 +18,172 @@ CLIP → zero-shot classification: 1 path
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
+from kg.explore.reports import plural
 from kg.namespace import PREFIXES
 
+if TYPE_CHECKING:
+    from kg.explore.describe import Description
+    from kg.explore.reports import (
+        CentralConcept,
+        CentralReport,
+        CommunitiesReport,
+        NearConcept,
+        NeighborsReport,
+        PathReport,
+        RelatedReport,
+    )
+
 WIDTH = 100
+PER_PREDICATE = 5
+"""The relations of each predicate and direction that :func:`render_description` lists; JSON has all."""
 
 
-def render_path(report: dict) -> str:
+def render_path(report: PathReport) -> str:
     """Each path, each hop on a line with its direction and support, its evidence below."""
-    paths = report["paths"]
-    head = f"{report['source']} → {report['target']}"
-    if not paths:
+    head = f"{report.source} → {report.target}"
+    if not report.paths:
         return f"{head}: no path found (try a larger --max-hops, or other --via links)\n"
-    lines = [f"{head}: {_count(len(paths), 'path')}", ""]
-    for number, path in enumerate(paths, 1):
-        lines.append(f"{number}. {_count(path['length'], 'hop')}")
-        for hop in path["hops"]:
-            lines.append(f"   {_arrow(hop['from'], hop['predicate'], hop['to'])}  ({_count(hop['support'], 'paper')})")
-            lines.extend(_evidence_lines(hop["evidence"], hop["paper"]))
+    lines = [f"{head}: {plural(len(report.paths), 'path')}", ""]
+    for number, path in enumerate(report.paths, 1):
+        lines.append(f"{number}. {plural(path.length, 'hop')}")
+        for hop in path.hops:
+            lines.append(f"   {_arrow(hop.source, hop.predicate, hop.target)}  ({plural(hop.support, 'paper')})")
+            lines.extend(_evidence_lines(hop.evidence, hop.paper))
     return "\n".join(lines) + "\n"
 
 
-def render_neighbors(report: dict) -> str:
+def render_neighbors(report: NeighborsReport) -> str:
     """Ring by ring: each concept with its type, link and support, and the concept it is reached through.
 
     Examples
     --------
-    >>> print(render_neighbors({"center": "CLIP", "type": "Method", "counts": [1], "neighbors": [
-    ...     {"label": "ImageNet", "type": "Dataset", "hops": 1, "predicate": "mentions", "support": 7,
-    ...      "via": "CLIP"}]}), end="")
+    >>> from kg.explore.reports import NearConcept, NeighborsReport
+    >>> print(render_neighbors(NeighborsReport("CLIP", "Method", (1,), (
+    ...     NearConcept("e:imagenet", "ImageNet", "Dataset", 1, "mentions", 7, "CLIP"),))), end="")
     CLIP (Method)
     <BLANKLINE>
     1 hop: 1 concept
       ImageNet  Dataset  mentions  7 papers
     """
-    lines = [f"{report['center']} ({report['type']})"]
-    rows_by_ring: dict[int, list[dict]] = {}
-    for row in report["neighbors"]:
-        rows_by_ring.setdefault(row["hops"], []).append(row)
-    if not report["counts"] or not report["counts"][0]:
+    lines = [f"{report.center} ({report.type})"]
+    rows_by_ring: dict[int, list[NearConcept]] = {}
+    for near in report.neighbors:
+        rows_by_ring.setdefault(near.hops, []).append(near)
+    if not report.counts or not report.counts[0]:
         return lines[0] + "\n\nno linked concepts\n"
-    for ring, total in enumerate(report["counts"], 1):
+    for ring, total in enumerate(report.counts, 1):
         rows = rows_by_ring.get(ring, [])
         shown = f", showing the first {len(rows)}" if len(rows) < total else ""
-        lines += ["", f"{_count(ring, 'hop')}: {_count(total, 'concept')}{shown}"]
-        table = [[r["label"], r["type"], r["predicate"], _count(r["support"], "paper"),
-                  "" if ring == 1 else f"via {r['via']}"] for r in rows]
+        lines += ["", f"{plural(ring, 'hop')}: {plural(total, 'concept')}{shown}"]
+        table = [[r.label, r.type, r.predicate, plural(r.support, "paper"), "" if ring == 1 else f"via {r.via}"]
+                 for r in rows]
         lines += _columns(table, indent="  ")
     return "\n".join(lines) + "\n"
 
 
-def render_related(report: dict) -> str:
+def render_related(report: RelatedReport) -> str:
     """One concept a line: label, type, score and the reason.
 
     Examples
     --------
-    >>> print(render_related({"related": [{"label": "ImageNet", "type": "Dataset", "score": 0.0753,
-    ...                                    "reason": "mentioned with CLIP in 7 of its 32 papers (jaccard)"}]}), end="")
+    >>> from kg.explore.reports import RelatedConcept, RelatedReport
+    >>> print(render_related(RelatedReport((RelatedConcept(
+    ...     "e:imagenet", "ImageNet", "Dataset", 0.0753, 7, 32, (), (), False,
+    ...     "mentioned with CLIP in 7 of its 32 papers (jaccard)"),))), end="")
     ImageNet  Dataset  0.0753  mentioned with CLIP in 7 of its 32 papers (jaccard)
     """
-    rows = report["related"]
-    if not rows:
+    if not report.related:
         return "no related concepts\n"
-    return "\n".join(_columns([[r["label"], r["type"], f"{r['score']:.4f}", r["reason"]] for r in rows])) + "\n"
+    return "\n".join(_columns([[r.label, r.type, f"{r.score:.4f}", r.reason] for r in report.related])) + "\n"
 
 
-def render_central(report: dict) -> str:
+def render_central(report: CentralReport) -> str:
     """Per type, the concepts ranked, with their score and number of papers.
 
     Examples
     --------
-    >>> print(render_central({"by": "degree", "central": [
-    ...     {"label": "fine-tuning", "type": "Method", "score": 612, "papers": 97}]}), end="")
+    >>> from kg.explore.reports import CentralConcept, CentralReport
+    >>> print(render_central(CentralReport("degree", (
+    ...     CentralConcept("e:ft", "fine-tuning", "Method", 612, 97),))), end="")
     Most central concepts by degree
     <BLANKLINE>
     Method
        1. fine-tuning  612  97 papers
     """
-    lines = [f"Most central concepts by {report['by']}"]
-    by_type: dict[str, list[dict]] = {}
-    for row in report["central"]:
-        by_type.setdefault(row["type"], []).append(row)
+    lines = [f"Most central concepts by {report.by}"]
+    by_type: dict[str, list[CentralConcept]] = {}
+    for concept in report.central:
+        by_type.setdefault(concept.type, []).append(concept)
     for kind, rows in by_type.items():
         lines += ["", kind]
-        table = [[f"{rank:>2}. {r['label']}", str(r["score"]), _count(r["papers"], "paper")]
-                 for rank, r in enumerate(rows, 1)]
+        table = [[f"{rank:>2}. {r.label}", str(r.score), plural(r.papers, "paper")] for rank, r in enumerate(rows, 1)]
         lines += _columns(table, indent="  ")
     if not by_type:
         lines.append("no concepts")
     return "\n".join(lines) + "\n"
 
 
-def render_communities(report: dict) -> str:
+def render_communities(report: CommunitiesReport) -> str:
     """Each community: its name, size and best-connected members.
 
     Examples
     --------
-    >>> print(render_communities({"communities": [{"name": "CLIP / ImageNet", "size": 2,
-    ...                                            "top": ["CLIP", "ImageNet"], "members": ["CLIP", "ImageNet"]}]}), end="")
+    >>> from kg.explore.reports import CommunitiesReport, NamedCommunity
+    >>> print(render_communities(CommunitiesReport((
+    ...     NamedCommunity("CLIP / ImageNet", 2, ("CLIP", "ImageNet"), ("CLIP", "ImageNet")),))), end="")
     1. CLIP / ImageNet  (2 concepts)
        CLIP, ImageNet
     """
-    if not report["communities"]:
+    if not report.communities:
         return "no communities\n"
     lines = []
-    for number, community in enumerate(report["communities"], 1):
-        lines.append(f"{number}. {community['name']}  ({_count(community['size'], 'concept')})")
-        lines.append(textwrap.fill(", ".join(community["top"]), WIDTH, initial_indent="   ", subsequent_indent="   "))
+    for number, community in enumerate(report.communities, 1):
+        lines.append(f"{number}. {community.name}  ({plural(community.size, 'concept')})")
+        lines.append(textwrap.fill(", ".join(community.top), WIDTH, initial_indent="   ", subsequent_indent="   "))
+    return "\n".join(lines) + "\n"
+
+
+def render_description(description: Description) -> str:
+    """The entity's label, type, IRI, aliases and papers, then its relations by predicate, each with evidence.
+
+    Examples
+    --------
+    >>> from kg.explore.describe import Description, Link
+    >>> print(render_description(Description("e:arp", "ARP", "Method", (), ("p:1",), ("p:1",), (
+    ...     Link("addresses", "out", "e:gm", "goal misgeneralization", "Phenomenon", 1, "ARP mitigates it.", "p:1"),
+    ... ))), end="")
+    ARP  (Method)  e:arp
+    papers: 1 mention it; 1 propose it
+    <BLANKLINE>
+    addresses ->  (1)
+      goal misgeneralization (Phenomenon), support 1
+        “ARP mitigates it.”
+    """
+    lines = [f"{description.label}  ({description.type})  {description.iri}"]
+    if description.aliases:
+        lines.append(f"aliases: {', '.join(description.aliases)}")
+    lines.append(f"papers: {len(description.papers)} mention it; {len(description.proposed_by)} propose it")
+    for predicate, links in description.by_predicate().items():
+        for direction in ("out", "in"):
+            chosen = [link for link in links if link.direction == direction]
+            if not chosen:
+                continue
+            heading = f"{predicate} ->" if direction == "out" else f"<- {predicate}"
+            lines.append("")
+            lines.append(f"{heading}  ({len(chosen)})")
+            for link in chosen[:PER_PREDICATE]:
+                lines.append(f"  {link.label} ({link.type}), support {link.support}")
+                lines.append(f"    \u201c{link.evidence}\u201d")
+            if len(chosen) > PER_PREDICATE:
+                lines.append(f"  ... and {len(chosen) - PER_PREDICATE} more (--format json lists all)")
+    if not description.links:
+        lines.append("no relations to other entities yet")
     return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _arrow(source: str, predicate: str, target: str) -> str:

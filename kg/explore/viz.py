@@ -1,7 +1,7 @@
-"""`kg viz`: a concept's neighbourhood as one self-contained, interactive HTML file.
+"""`kg viz`: a concept and its neighbors as one self-contained, interactive HTML file.
 
-:func:`neighbourhood_view` gathers the data (plain JSON-ready dicts): the concept, its
-best-linked neighbours ring by ring (:func:`kg.explore.paths.neighborhood`), every link among
+:func:`neighbors_view` gathers the data (plain JSON-ready dicts): the concept, its
+best-linked neighbors ring by ring (:func:`kg.explore.paths.neighbors`), every link among
 them with its support and one evidence sentence. :func:`render_html` puts it into the
 template ``kg/assets/viz.html``, whose inline script lays the graph out with a small
 force simulation and draws it as SVG: a colour per type, edge labels, evidence on hover,
@@ -13,7 +13,7 @@ Examples
 >>> graph = Projection.from_records(
 ...     entities=[("e:clip", "CLIP", "Method"), ("e:zsc", "zero-shot classification", "Task")],
 ...     relations=[("e:clip", "usedFor", "e:zsc", ["p:1"], "CLIP is used for zero-shot classification.", 0.9)])
->>> view = neighbourhood_view(graph, None, "CLIP")
+>>> view = neighbors_view(graph, None, "CLIP")
 >>> [(n["label"], n["hops"]) for n in view["nodes"]], [e["predicate"] for e in view["edges"]]
 ([('CLIP', 0), ('zero-shot classification', 1)], ['usedFor'])
 >>> html = render_html(view)
@@ -42,8 +42,8 @@ EDGES_PER_NODE = 2
 """Besides the links that reach each concept, at most this many links per concept are drawn (the strongest)."""
 
 
-def neighbourhood_view(graph: Projection, store: Store | None, name: str, *, hops: int = 1, limit: int = 25,
-                       via: Iterable[str] | None = None, through_papers: bool | None = None) -> dict:
+def neighbors_view(graph: Projection, store: Store | None, name: str, *, hops: int = 1, limit: int = 25,
+                   via: Iterable[str] | None = None, through_papers: bool | None = None) -> dict:
     """The data of the picture: nodes, edges with evidence, and the colours.
 
     Parameters
@@ -60,12 +60,12 @@ def neighbourhood_view(graph: Projection, store: Store | None, name: str, *, hop
     via, through_papers
         The kinds of link to follow, as in :func:`kg.explore.reports.link_kinds`.
     """
-    from kg.explore.paths import neighborhood
+    from kg.explore.paths import neighbors
     from kg.explore.reports import link_kinds
 
     center = graph.resolve(name)
     kinds = link_kinds(via, through_papers)
-    near, _ = neighborhood(graph, center, hops=hops, limit=limit, predicates=kinds)
+    near, _ = neighbors(graph, center, hops=hops, limit=limit, predicates=kinds)
     near = near[:limit]
     chosen = [center] + [n.node for n in near]
     hops_of = {center: 0, **{n.node: n.hops for n in near}}
@@ -93,7 +93,7 @@ def neighbourhood_view(graph: Projection, store: Store | None, name: str, *, hop
 
 
 def render_html(view: dict) -> str:
-    """The self-contained HTML page showing ``view`` (see :func:`neighbourhood_view`)."""
+    """The self-contained HTML page showing ``view`` (see :func:`neighbors_view`)."""
     template = resources.files("kg").joinpath(TEMPLATE).read_text(encoding="utf-8")
     # Inside <script>, "</" could end the element early: JSON allows it escaped.
     payload = json.dumps(view, ensure_ascii=False).replace("</", "<\\/")

@@ -1,21 +1,15 @@
-"""Graph questions for ``.path``, ``.neighbors``, ``.related`` and ``.describe``, as Results.
+"""The graph questions: ``.path``, ``.neighbors``, ``.related`` and ``.describe``.
 
-This module is the shell's one adapter to the graph algorithms: ``.path``, ``.neighbors``
-and ``.related`` call :func:`kg.explore.paths.shortest_paths`, :func:`kg.explore.paths.neighborhood`,
-:func:`kg.explore.related.associated_concepts` and :func:`kg.explore.related.predicted_links` over the
-session's :class:`kg.explore.projection.Projection` (loaded once per session, from the store's
-cache when it is current), and :func:`kg.explore.evidence.with_evidence` for the sentences behind
-path hops; ``.describe`` calls :func:`kg.explore.describe.describe`, which reads the store with
-SPARQL.
+Each handler names its entities (:meth:`shell.session.Session.resolve`), asks the exploration
+service (:mod:`kg.explore.reports`, the one ``kg path``, ``kg neighbors``, ``kg related`` and
+``kg describe`` ask) over the session's projection or store, and turns the report into a
+:class:`kg.query.result.Result` (the functions ending in ``_result``): a table whose columns
+hold IRIs where a row names a concept or a paper, so that the table shows them as ``kgr:``
+names and CSV/JSON give them in full; or a message.
 
 Links are named as in ``kg path --format json``: a relation (``usedFor``), the same
 followed against its direction (``^usedFor``), or ``mentions`` for two concepts that a
 paper mentions both.
-
-Every function takes the :class:`~shell.session.Session` and entity IRIs already resolved
-(:meth:`shell.session.Session.resolve`), and returns a :class:`kg.query.result.Result` whose
-columns hold IRIs where a row names a concept or a paper, so that the table shows them as
-``kgr:`` names and CSV/JSON give them in full.
 """
 from __future__ import annotations
 
@@ -24,11 +18,23 @@ from typing import TYPE_CHECKING
 from rdflib import URIRef
 
 from kg.errors import UsageError
-from kg.rdf import KG
+from kg.explore.links import LINKS
+from kg.explore.reports import (
+    common_note,
+    describe_report,
+    neighbors_report,
+    path_report,
+    related_report,
+    relation_notes,
+)
 from kg.query.result import Result
+from kg.rdf import KG
+from shell.commands.arguments import one_entity, options, two_entities
+from shell.commands.registry import COMMANDS, command
 
 if TYPE_CHECKING:
-    from kg.explore.projection import Projection
+    from kg.explore.describe import Description
+    from kg.explore.reports import NeighborsReport, PathReport, RelatedReport
     from kg.store import Store
     from shell.session import Session
 
@@ -36,96 +42,105 @@ _SNIPPET = 60
 PROPOSERS_SHOWN = 10
 
 
-def path(session: Session, source: str, target: str, *, max_hops: int = 4, limit: int = 3) -> Result:
-    """The shortest paths from ``source`` to ``target`` (:func:`kg.explore.paths.shortest_paths`).
+@command(".path A B [--max-hops N] [--limit K] [--via LINK,...] [--papers|--no-papers]",
+         "shortest chains of links between two entities",
+         details="Links are stored relations (usedFor, ^usedFor against the direction) and co-mentions\n"
+                 "(mentions: a paper mentions both); each hop comes with the sentence that states it.\n"
+                 "The options are those of kg path. Defaults: --max-hops 4, --limit 3 paths, every link.\n"
+                 "--via follows only the links named, comma-separated or repeated, of:\n"
+                 f"  {', '.join(LINKS)}\n"
+                 "--no-papers leaves out co-mentions (--papers keeps them beside --via).\n"
+                 "Quote names with spaces when it is unclear where the first ends:\n"
+                 '  .path "robust overfitting" CIFAR-10',
+         arguments=("entity", "entity"))
+def cmd_path(session: Session, args: str) -> Result:
+    named, values = options(args, {"max-hops": 4, "limit": 3, "via": []}, flags=("papers",))
+    source, target = two_entities(session, named, COMMANDS[".path"].usage)
+    max_hops = max(1, values["max-hops"])
+    report = path_report(session.projection(), session.store, source, target, max_hops=max_hops,
+                         limit=max(1, values["limit"]), via=values["via"], through_papers=values["papers"])
+    return path_result(report, max_hops)
 
-    One row per hop: ``path`` (its number), ``hop``, ``from``, ``link``, ``to``, ``papers``
+
+@command(".neighbors X [--hops N] [--limit K]", "entities within N links of X, nearest and best-linked first",
+         details="Defaults: --hops 1, --limit 20 per ring (0: all).",
+         arguments=("entity",), aliases=(".neighbours",))
+def cmd_neighbors(session: Session, args: str) -> Result:
+    iri, values = one_entity(session, args, COMMANDS[".neighbors"].usage, {"hops": 1, "limit": 20})
+    limit = values["limit"] or None
+    report = neighbors_report(session.projection(), iri, hops=max(1, values["hops"]), limit=limit)
+    return neighbors_result(report, limit)
+
+
+@command(".related X [--limit K] [--measure jaccard|pmi|npmi] [--predict K]",
+         "entities most associated with X, and likely links not made yet",
+         details="Associated: linked to X, ranked by a co-occurrence measure over papers (default jaccard;\n"
+                 "--limit 10, 0: all). Predicted: two links away, by the Adamic-Adar index (--predict 5).",
+         arguments=("entity",))
+def cmd_related(session: Session, args: str) -> Result:
+    iri, values = one_entity(session, args, COMMANDS[".related"].usage,
+                             {"limit": 10, "measure": "jaccard", "predict": 5})
+    report = related_report(session.projection(), iri, measure=values["measure"], limit=values["limit"] or None,
+                            predictions=values["predict"])
+    return related_result(report)
+
+
+@command(".describe X", "type, label, aliases, papers and relations of an entity", arguments=("entity",))
+def cmd_describe(session: Session, args: str) -> Result:
+    iri, _ = one_entity(session, args, COMMANDS[".describe"].usage)
+    found = describe_report(session.store, iri, index=session.labels())
+    return describe_result(found, _paper_snippets(session.store, list(found.proposed_by[:PROPOSERS_SHOWN])))
+
+
+# ---- the reports as Results
+
+
+def path_result(report: PathReport, max_hops: int) -> Result:
+    """One row per hop: ``path`` (its number), ``hop``, ``from``, ``link``, ``to``, ``papers``
     (the papers behind the link), ``evidence`` (a sentence stating it) and ``paper`` (the
-    paper the sentence comes from). A message when there is no path.
-    """
-    from kg.explore.evidence import with_evidence
-    from kg.explore.paths import shortest_paths
-
-    graph = session.projection()
-    paths = shortest_paths(graph, source, target, max_hops=max_hops, limit=limit)
-    if not paths:
-        return Result.text(f"no path of at most {max_hops} hops between {graph.label(source)} and "
-                           f"{graph.label(target)} (try --max-hops N)")
-    hops = with_evidence(graph, session.store, [hop for found in paths for hop in found])
-    rows, at = [], 0
-    for number, found in enumerate(paths, 1):
-        for step, hop in enumerate(hops[at:at + len(found)], 1):
-            paper = hop.evidence_paper or (hop.papers[0] if hop.papers else None)
-            rows.append((number, step, graph.label(hop.source), hop.predicate, graph.label(hop.target),
-                         hop.support, hop.evidence, None if paper is None else URIRef(paper)))
-        at += len(found)
+    paper the sentence comes from). A message when there is no path."""
+    if not report.paths:
+        return Result.text(f"no path of at most {max_hops} hops between {report.source} and "
+                           f"{report.target} (try --max-hops N)")
+    rows = [(number, step, hop.source, hop.predicate, hop.target, hop.support, hop.evidence,
+             None if hop.paper is None else URIRef(hop.paper))
+            for number, path in enumerate(report.paths, 1) for step, hop in enumerate(path.hops, 1)]
     return Result.from_rows(["path", "hop", "from", "link", "to", "papers", "evidence", "paper"], rows)
 
 
-def neighbors(session: Session, iri: str, *, hops: int = 1, limit: int | None = 20) -> Result:
-    """The concepts within ``hops`` links of ``iri`` (:func:`kg.explore.paths.neighborhood`), nearest first.
-
-    Columns: ``entity``, ``label``, ``type``, ``hops``, ``link`` (from the concept one hop
-    nearer), ``papers`` (the papers behind that link) and ``via`` (that nearer concept).
-    Within a ring, the best-linked come first; ``limit`` applies per ring.
-    """
-    from kg.explore.paths import neighborhood
-
-    graph = session.projection()
-    near, sizes = neighborhood(graph, iri, hops=hops, limit=limit)
-    rows = [(URIRef(n.node), graph.label(n.node), _type(graph, n.node), n.hops, n.link.predicate,
-             n.link.support, graph.label(n.via)) for n in near]
+def neighbors_result(report: NeighborsReport, limit: int | None) -> Result:
+    """Columns ``entity``, ``label``, ``type``, ``hops``, ``link`` (from the concept one hop nearer),
+    ``papers`` (the papers behind that link) and ``via`` (that nearer concept); ``limit`` applied per ring."""
+    rows = [(URIRef(n.iri), n.label, n.type, n.hops, n.predicate, n.support, n.via) for n in report.neighbors]
     result = Result.from_rows(["entity", "label", "type", "hops", "link", "papers", "via"], rows)
-    result.truncated = len(rows) < sum(sizes)
+    result.truncated = report.truncated
     result.limit = limit
     return result
 
 
-def related(session: Session, iri: str, *, limit: int | None = 10, measure: str = "jaccard",
-            predict: int = 5) -> Result:
-    """Concepts associated with ``iri``, then likely links not made yet.
-
-    The associated concepts are those linked to ``iri``, best first by a co-occurrence
-    ``measure`` over papers (:func:`kg.explore.related.associated_concepts`); then up to ``predict``
-    concepts two links away, by the Adamic-Adar index (:func:`kg.explore.related.predicted_links`).
-    Columns: ``entity``, ``label``, ``type``, ``score``, ``shared`` (papers mentioning both),
+def related_result(report: RelatedReport) -> Result:
+    """Columns ``entity``, ``label``, ``type``, ``score``, ``shared`` (papers mentioning both),
     ``papers`` (papers mentioning the concept) and ``note`` (the relations joining them, or
-    the neighbours a prediction rests on).
-    """
-    from kg.explore.related import associated_concepts, predicted_links
-
-    graph = session.projection()
+    the neighbors a prediction rests on)."""
     rows = []
-    for found in associated_concepts(graph, iri, measure=measure, limit=limit):
-        note = ", ".join(f"{predicate} ({_count(support, 'paper')})" for predicate, support in found.relations)
-        rows.append((URIRef(found.node), graph.label(found.node), _type(graph, found.node),
-                     round(found.score, 4), found.shared, found.papers, note or None))
-    if predict:
-        for guess in predicted_links(graph, iri, limit=predict):
-            shown = ", ".join(graph.label(n) for n in guess.common[:3])
-            more = f" and {len(guess.common) - 3} more" if len(guess.common) > 3 else ""
-            rows.append((URIRef(guess.node), graph.label(guess.node), _type(graph, guess.node),
-                         round(guess.score, 4), 0, graph.paper_count(guess.node),
-                         f"not linked yet; both linked to {shown}{more}"))
+    for found in report.related:
+        if found.predicted:
+            note = f"not linked yet; {common_note(found.common)}"
+        else:
+            note = ", ".join(relation_notes(found.relations)) or None
+        rows.append((URIRef(found.iri), found.label, found.type, found.score, found.shared, found.papers, note))
     return Result.from_rows(["entity", "label", "type", "score", "shared", "papers", "note"], rows)
 
 
-def describe(session: Session, iri: str) -> Result:
-    """One entity (:func:`kg.explore.describe.describe`): type, label, aliases, papers, proposers, relations.
-
-    Columns: ``field``, ``value``, ``note`` (the label of a linked entity, the opening words
-    of a proposing paper's abstract), ``papers`` (a relation's support) and ``evidence``
-    (a sentence stating the relation). Relations are grouped by predicate: ``usedFor`` for
-    ``iri kg:usedFor entity``, ``^usedFor`` for ``entity kg:usedFor iri``.
-    """
-    from kg.explore.describe import describe as describe_entity
-
-    found = describe_entity(session.store, iri, index=session.labels())
+def describe_result(found: Description, snippets: dict[str, str]) -> Result:
+    """Columns ``field``, ``value``, ``note`` (the label of a linked entity, or ``snippets[paper]``
+    for a proposing paper), ``papers`` (a relation's support) and ``evidence`` (a sentence stating
+    the relation). Relations are grouped by predicate: ``usedFor`` for ``iri kg:usedFor entity``,
+    ``^usedFor`` for ``entity kg:usedFor iri``."""
     rows: list[tuple] = [("entity", URIRef(found.iri)), ("type", KG[found.type]), ("label", found.label)]
     rows += [("alias", alias) for alias in found.aliases]
     rows.append(("papers", len(found.papers)))
     shown = found.proposed_by[:PROPOSERS_SHOWN]
-    snippets = _paper_snippets(session.store, list(shown))
     rows += [("proposed by", URIRef(paper), snippets.get(paper)) for paper in shown]
     if len(found.proposed_by) > len(shown):
         rows.append(("proposed by", None, f"… and {len(found.proposed_by) - len(shown)} more"))
@@ -158,13 +173,3 @@ def _paper_snippets(store: Store, papers: list[str]) -> dict[str, str]:
         text = " ".join(str(title or abstract or "").split())
         out[str(paper)] = text if len(text) <= _SNIPPET else text[: _SNIPPET - 1].rstrip() + "…"
     return out
-
-
-def _type(graph: Projection, iri: str) -> str:
-    return graph.types[graph.entity_id(iri)]
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-

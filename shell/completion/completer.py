@@ -192,7 +192,7 @@ class ShellCompleter(Completer):
                              display_meta=f"{entry.type} · {papers}")
 
     def _complete_command(self, s: Suggestion, event: object) -> Iterable[Completion]:
-        from shell.commands.base import COMMANDS, unique_commands
+        from shell.commands import COMMANDS, unique_commands
 
         word = s.word
         names = [name for entry in unique_commands() for name in (entry.name, *entry.aliases)]

@@ -149,7 +149,7 @@ _OPTION = re.compile(r"--[\w-]+")
 
 
 def _command_suggestions(line: str) -> list[Suggestion]:
-    from shell.commands.base import COMMANDS
+    from shell.commands import COMMANDS
 
     if " " not in line:
         return [Suggestion("command", line)]
