@@ -29,10 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rdflib import Literal
+
 from kg.errors import UsageError
 from kg.export import write_atomically
-from kg.namespace import ENTITY_TYPES, PREFIXES, local_name
+from kg.namespace import PREFIXES, local_name
 from kg.query.result import FORMATS, Result
+from kg.store.queries import FIND_ENTITIES
 from shell.commands import graph as graph_commands
 from shell.query import apply_limit, run_sparql
 from shell.input.statements import Statement
@@ -211,10 +214,6 @@ def _switch(value: str, what: str) -> bool:
     raise UsageError(f"{what} takes on or off, not {value!r}")
 
 
-def _sparql_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"'
-
-
 # ---- the commands
 
 @command(".path A B [--max-hops N] [--limit K]", "shortest chains of links between two entities",
@@ -262,15 +261,9 @@ def cmd_find(session: Session, args: str) -> Result:
     if not text:
         raise UsageError("usage: .find TEXT")
     needle = text.lower()
-    types = " ".join(f"kg:{t}" for t in ENTITY_TYPES)
-    rows = session.store.query(f"""SELECT ?e ?label ?type ?match (COUNT(DISTINCT ?p) AS ?papers) WHERE {{
-  VALUES ?type {{ {types} }} ?e a ?type ; rdfs:label ?label .
-  {{ ?e rdfs:label ?match }} UNION {{ ?e skos:altLabel ?match }}
-  FILTER(CONTAINS(LCASE(STR(?match)), {_sparql_string(needle)}))
-  OPTIONAL {{ ?p kg:mentions ?e }}
-}} GROUP BY ?e ?label ?type ?match""").rows
+    rows = session.store.query(FIND_ENTITIES, bindings={"needle": Literal(needle)}).rows
     best: dict[str, tuple] = {}
-    for entity, label, etype, match, papers in rows:
+    for entity, label, etype, match, _, papers in rows:
         rank = _match_rank(needle, str(match).lower()) + (0 if str(match) == str(label) else 0.5)
         key = (rank, -int(papers), str(label).lower())
         if str(entity) not in best or key < best[str(entity)][0]:
