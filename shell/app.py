@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TextIO, TypeVar
 
 from kg.errors import KGError
+from kg.store.queries import READY
 from shell.commands import execute
 from shell.output import Console
 from shell.session import Session
@@ -72,7 +73,7 @@ def interactive(session: Session, console: Console) -> int:
     # import leaves in reference cycles can hold that query's frame, with its pyoxigraph
     # iterator, until the garbage collector runs in some other thread, which pyoxigraph
     # reports as an error. So the first query runs here, and its leftovers are collected here.
-    session.store.query("ASK {}")
+    session.store.query(READY)
     gc.collect()
     prompt = make_prompt(session)
     console.note(f"abstract-kg shell on {session.location} ({session.store.name} store)\n"

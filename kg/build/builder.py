@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.errors import InputError, KGError
-from kg.build.triples import load_registry, paper_triples, record_triples, registry_query, source_triple
+from kg.build.triples import load_registry, paper_triples, record_triples, source_triple
 from kg.ingest import Document, iter_source_files, read_documents
 from kg.store import EmbeddedStore, Triple, default_store_path, open_store
+from kg.store.queries import ENTITIES, PAPER_IDS
 
 WRITE_BATCH = 128  # documents per transaction
 Progress = Callable[[int, int], None]
@@ -116,7 +117,7 @@ def _survey(files: list[Path], *, skip_bad: bool) -> tuple[dict[str, None], int,
 
 
 def _stored_ids(store: EmbeddedStore) -> set[str]:
-    result = store.query("SELECT ?id WHERE { ?p a kg:Paper ; dcterms:identifier ?id }")
+    result = store.query(PAPER_IDS)
     return {str(row[0]) for row in result.rows}
 
 
@@ -129,7 +130,7 @@ def _write(store: EmbeddedStore, files: list[Path], todo: set[str], *,
         return
     from kg.extract.pipeline import Extractor
 
-    registry = load_registry(store.query(registry_query()).rows)
+    registry = load_registry(store.query(ENTITIES).rows)
     extractor = Extractor(model=model, workers=workers)
     fresh = _first_occurrences(read_documents(files, on_error=_ignore), todo, pending)
     batch: list[Triple] = []

@@ -23,6 +23,7 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SDO, SKOS, XSD
 from kg.build.canon import Registry
 from kg.namespace import local_name
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
+from kg.store.queries import split_aliases
 
 if TYPE_CHECKING:
     from kg.extract.records import DocumentRecord, Relation
@@ -121,16 +122,6 @@ def _statement_key(*parts: object) -> str:
     return hashlib.sha1("\u001f".join(str(p) for p in parts).encode()).hexdigest()[:20]
 
 
-def registry_query() -> str:
-    """SPARQL that lists the stored entities with type, label and aliases, for :func:`load_registry`."""
-    return """
-        SELECT ?e ?type ?label (GROUP_CONCAT(?alias; SEPARATOR="\\u001f") AS ?aliases) WHERE {
-          ?e a ?type ; rdfs:label ?label .
-          VALUES ?type { kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon }
-          OPTIONAL { ?e skos:altLabel ?alias }
-        } GROUP BY ?e ?type ?label"""
-
-
 def key_of(node: URIRef) -> str:
     """The canonical key in an entity IRI (inverse of :func:`kg.namespace.entity_iri`)."""
     from urllib.parse import unquote
@@ -140,12 +131,11 @@ def key_of(node: URIRef) -> str:
 
 
 def load_registry(rows: Iterable[tuple]) -> Registry:
-    """A :class:`Registry` of the entities already stored, from :func:`registry_query` rows."""
+    """A :class:`Registry` of the entities already stored, from the rows of
+    :data:`kg.store.queries.ENTITIES`."""
     registry = Registry()
     for node, entity_type, label, aliases in rows:
-        type_name = local_name(entity_type)
-        names = tuple(a for a in str(aliases or "").split("\u001f") if a)
-        registry.add_known(key_of(node), type_name, str(label), names)
+        registry.add_known(key_of(node), local_name(entity_type), str(label), tuple(split_aliases(aliases)))
     return registry
 
 

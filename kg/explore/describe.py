@@ -7,35 +7,10 @@ from typing import TYPE_CHECKING
 
 from kg.explore.lookup import LabelIndex
 from kg.namespace import local_name
+from kg.store.queries import ENTITIES, ENTITY_LINKS, ENTITY_PAPERS, split_aliases
 
 if TYPE_CHECKING:
     from kg.store import Store
-
-_ENTITY = """
-SELECT ?label ?type (GROUP_CONCAT(DISTINCT ?alias; SEPARATOR="\\u001f") AS ?aliases) WHERE {{
-  <{iri}> rdfs:label ?label ; a ?type .
-  VALUES ?type {{ kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon }}
-  OPTIONAL {{ <{iri}> skos:altLabel ?alias }}
-}} GROUP BY ?label ?type"""
-
-_PAPERS = """
-SELECT ?paper ?proposes WHERE {{
-  ?paper kg:mentions <{iri}> .
-  BIND(EXISTS {{ ?paper kg:proposes <{iri}> }} AS ?proposes)
-}} ORDER BY ?paper"""
-
-# MIN picks the same evidence sentence on every run (SAMPLE need not).
-_RELATIONS = """
-SELECT ?predicate ?direction ?other ?otherLabel ?otherType (COUNT(DISTINCT ?paper) AS ?support)
-       (MIN(?evidence) AS ?sentence) (MIN(?paper) AS ?source) WHERE {{
-  {{ ?st rdf:subject <{iri}> ; rdf:predicate ?predicate ; rdf:object ?other . BIND("out" AS ?direction) }}
-  UNION
-  {{ ?st rdf:object <{iri}> ; rdf:predicate ?predicate ; rdf:subject ?other . BIND("in" AS ?direction) }}
-  ?st prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
-  ?other rdfs:label ?otherLabel ; a ?otherType .
-  VALUES ?otherType {{ kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon }}
-}} GROUP BY ?predicate ?direction ?other ?otherLabel ?otherType
-ORDER BY ?predicate ?direction DESC(?support) ?otherLabel"""
 
 
 @dataclass(frozen=True)
@@ -86,19 +61,22 @@ def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Des
     EntityNotFoundError
         When no entity has that name; the message suggests near misses.
     """
+    from rdflib import URIRef
+
     iri = (index or LabelIndex.from_store(store)).resolve(name)
-    (label, entity_type, aliases), *_ = store.query(_ENTITY.format(iri=iri)).rows
+    entity = {"entity": URIRef(iri)}
+    (_, entity_type, label, aliases), *_ = store.query(ENTITIES, bindings=entity).rows
     papers, proposed_by = [], []
-    for paper, proposes in store.query(_PAPERS.format(iri=iri)).rows:
+    for _, paper, proposes in store.query(ENTITY_PAPERS, bindings=entity).rows:
         papers.append(str(paper))
         if proposes is not None and proposes.toPython():
             proposed_by.append(str(paper))
     links = tuple(
         Link(predicate=local_name(predicate), direction=str(direction), iri=str(other), label=str(other_label),
              type=local_name(other_type), support=int(support), evidence=str(sentence), paper=str(source))
-        for predicate, direction, other, other_label, other_type, support, sentence, source
-        in store.query(_RELATIONS.format(iri=iri)).rows
+        for _, predicate, direction, other, other_label, other_type, support, sentence, source
+        in store.query(ENTITY_LINKS, bindings=entity).rows
     )
     return Description(iri=iri, label=str(label), type=local_name(entity_type),
-                       aliases=tuple(sorted(a for a in str(aliases or "").split("\u001f") if a)),
+                       aliases=tuple(sorted(split_aliases(aliases))),
                        papers=tuple(papers), proposed_by=tuple(proposed_by), links=links)

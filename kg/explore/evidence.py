@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kg.explore.projection import CO_MENTION
+from kg.store.queries import PAPER_ABSTRACT
 from kg.store.select import select_strings
 
 if TYPE_CHECKING:
@@ -109,13 +110,9 @@ def _graded_evidence(abstract: str, first: Sequence[str], second: Sequence[str])
 
 
 def fetch_abstracts(store: Store, papers: Iterable[str]) -> dict[str, str]:
-    """The ``dcterms:abstract`` of each paper (IRIs) that has one, in one query."""
-    wanted = sorted(set(papers))
-    if not wanted:
-        return {}
-    values = " ".join(f"<{iri}>" for iri in wanted)
-    rows = select_strings(store, f"SELECT ?p ?a WHERE {{ VALUES ?p {{ {values} }} ?p dcterms:abstract ?a }}")
-    return dict(rows)
+    """The ``dcterms:abstract`` of each paper (IRIs) that has one."""
+    return dict(row for paper in sorted(set(papers))
+                for row in select_strings(store, PAPER_ABSTRACT, bindings={"paper": paper}))
 
 
 def with_evidence(graph: Projection, store: Store, hops: Sequence[Hop]) -> list[Hop]:

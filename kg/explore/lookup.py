@@ -25,16 +25,11 @@ from typing import TYPE_CHECKING
 from kg.errors import EntityNotFoundError
 from kg.namespace import PREFIXES
 from kg.normalize import fold
+from kg.store.queries import ENTITIES, one_per_entity
+from kg.store.select import select_strings
 
 if TYPE_CHECKING:
     from kg.store import Store
-
-LABELS_QUERY = """
-SELECT ?e ?label (GROUP_CONCAT(?alias; SEPARATOR="\\u001f") AS ?aliases) WHERE {
-  VALUES ?type { kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon }
-  ?e a ?type ; rdfs:label ?label .
-  OPTIONAL { ?e skos:altLabel ?alias }
-} GROUP BY ?e ?label"""
 
 
 class LabelIndex:
@@ -57,9 +52,9 @@ class LabelIndex:
 
     @classmethod
     def from_store(cls, store: Store) -> LabelIndex:
-        rows = store.query(LABELS_QUERY).rows
-        return cls((str(e), str(label), [a for a in str(aliases or "").split("\u001f") if a])
-                   for e, label, aliases in rows)
+        # Entities as a projection lists them (kg.explore.projection), so that where aliases of
+        # two entities fold together, the one suggested is the same whichever index answers.
+        return cls((iri, label, aliases) for iri, label, _, aliases in one_per_entity(select_strings(store, ENTITIES)))
 
     def candidates(self, name: str) -> list[str]:
         """Every entity ``name`` may denote, best first (empty when none)."""

@@ -30,12 +30,13 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 from kg.errors import EntityNotFoundError
-from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES, PAPER_LINKS, local_name
+from kg.namespace import local_name
+from kg.store.queries import ENTITIES, PAPER_ENTITY_LINKS, PAPERS, RELATIONS, STATEMENTS, one_per_entity
 from kg.store.select import select_strings
 
 if TYPE_CHECKING:
@@ -208,32 +209,14 @@ class Projection:
 
     @classmethod
     def from_store(cls, store: Store) -> Projection:
-        """Read a store with six SPARQL queries (no cache: see :func:`load_projection`)."""
-        types = " ".join(f"kg:{t}" for t in ENTITY_TYPES)
-        entities = [(e, label, local_name(t)) for e, t, label in select_strings(
-            store, f"SELECT ?e ?t ?l WHERE {{ VALUES ?t {{ {types} }} ?e a ?t ; rdfs:label ?l }} ORDER BY ?e ?t ?l")]
-        entities += [(e, None, None, (alias,)) for e, alias in select_strings(
-            store, "SELECT ?e ?a WHERE { ?e skos:altLabel ?a } ORDER BY ?e ?a")]
-        known = {row[0] for row in entities if row[1] is not None}
-        entities = [row for row in entities if row[0] in known]
-        papers = select_strings(store, """SELECT ?p (SAMPLE(?t) AS ?title) (SAMPLE(?id) AS ?ident) WHERE {
-            ?p a kg:Paper . OPTIONAL { ?p dcterms:title ?t } OPTIONAL { ?p dcterms:identifier ?id } } GROUP BY ?p""")
-        links = " ".join(f"kg:{p}" for p in PAPER_LINKS)
-        mentions = [(p, e, local_name(link)) for p, link, e in select_strings(
-            store, f"SELECT ?p ?l ?e WHERE {{ VALUES ?l {{ {links} }} ?p ?l ?e }}")]
-        predicates = " ".join(f"kg:{p}" for p in ENTITY_RELATIONS)
-        relations = [(s, local_name(p), o, (), None, None) for s, p, o in select_strings(
-            store, f"SELECT ?s ?p ?o WHERE {{ VALUES ?p {{ {predicates} }} ?s ?p ?o }}")]
-        for s, p, o, paper, evidence, confidence in select_strings(store, f"""
-                SELECT ?s ?p ?o ?paper ?evidence ?confidence WHERE {{
-                  VALUES ?p {{ {predicates} }}
-                  ?st rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o .
-                  OPTIONAL {{ ?st prov:wasDerivedFrom ?paper }}
-                  OPTIONAL {{ ?st kg:evidence ?evidence }}
-                  OPTIONAL {{ ?st kg:confidence ?confidence }} }}"""):
+        """Read a store with five SPARQL queries (no cache: see :func:`load_projection`)."""
+        entities = one_per_entity(select_strings(store, ENTITIES))
+        papers = select_strings(store, PAPERS)
+        mentions = [(p, e, local_name(link)) for p, link, e in select_strings(store, PAPER_ENTITY_LINKS)]
+        relations = [(s, local_name(p), o, (), None, None) for s, p, o in select_strings(store, RELATIONS)]
+        for s, p, o, paper, evidence, confidence in select_strings(store, STATEMENTS):
             relations.append((s, local_name(p), o, (paper,) if paper else (), evidence, _float(confidence)))
-        merged = _merge_entity_rows(entities)
-        return cls.from_records(entities=merged,
+        return cls.from_records(entities=entities,
                                 papers=[(p, title or ident) for p, title, ident in papers],
                                 mentions=mentions, relations=relations)
 
@@ -495,19 +478,6 @@ class _Relations(Sequence[Relation]):
         if isinstance(index, slice):
             return [Relation._make(row) for row in self._rows[index]]
         return Relation._make(self._rows[index])
-
-
-def _merge_entity_rows(rows: list[tuple]) -> Iterator[tuple[str, str, str, tuple[str, ...]]]:
-    """One ``(iri, label, type, aliases)`` per entity from label rows and alias rows."""
-    merged: dict[str, list] = {}
-    for row in rows:
-        entry = merged.setdefault(row[0], [None, None, []])
-        if row[1] is not None and entry[0] is None:
-            entry[0], entry[1] = row[1], row[2]
-        if len(row) > 3:
-            entry[2].extend(row[3])
-    for iri, (label, entity_type, aliases) in merged.items():
-        yield iri, label, entity_type, tuple(aliases)
 
 
 def _merge_statements(statements: list[Sequence], ids: dict[str, int],

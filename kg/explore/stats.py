@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES, local_name
+from kg.namespace import ENTITY_TYPES, local_name
 from kg.store import Store
+from kg.store.queries import ENTITY_COUNTS, PAPER_COUNT, RELATION_COUNT
 
 
 @dataclass(frozen=True)
@@ -28,14 +29,11 @@ class Stats:
 
 def collect_stats(store: Store) -> Stats:
     """Count with SPARQL, so that an embedded store and a remote endpoint answer alike."""
-    types = " ".join(f"kg:{t}" for t in ENTITY_TYPES)
-    predicates = " ".join(f"kg:{p}" for p in ENTITY_RELATIONS)
-    papers = _count(store, "SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }")
+    papers = _count(store, PAPER_COUNT)
     per_type = {t: 0 for t in ENTITY_TYPES}
-    result = store.query(f"SELECT ?t (COUNT(?e) AS ?n) WHERE {{ VALUES ?t {{ {types} }} ?e a ?t }} GROUP BY ?t")
-    for entity_type, count in result.rows:
+    for entity_type, count in store.query(ENTITY_COUNTS).rows:
         per_type[local_name(entity_type)] = int(count)
-    relations = _count(store, f"SELECT (COUNT(*) AS ?n) WHERE {{ VALUES ?p {{ {predicates} }} ?s ?p ?o }}")
+    relations = _count(store, RELATION_COUNT)
     return Stats(papers=papers, entities=per_type, relations=relations, triples=len(store))
 
 

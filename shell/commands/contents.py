@@ -4,9 +4,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from rdflib import Literal
+
 from kg.errors import UsageError
-from kg.namespace import ENTITY_TYPES, PREFIXES, local_name
+from kg.namespace import PREFIXES, local_name
 from kg.query.result import Result
+from kg.store.queries import FIND_ENTITIES
 from shell.commands.registry import command
 
 if TYPE_CHECKING:
@@ -19,15 +22,9 @@ def cmd_find(session: Session, args: str) -> Result:
     if not text:
         raise UsageError("usage: .find TEXT")
     needle = text.lower()
-    types = " ".join(f"kg:{t}" for t in ENTITY_TYPES)
-    rows = session.store.query(f"""SELECT ?e ?label ?type ?match (COUNT(DISTINCT ?p) AS ?papers) WHERE {{
-  VALUES ?type {{ {types} }} ?e a ?type ; rdfs:label ?label .
-  {{ ?e rdfs:label ?match }} UNION {{ ?e skos:altLabel ?match }}
-  FILTER(CONTAINS(LCASE(STR(?match)), {_sparql_string(needle)}))
-  OPTIONAL {{ ?p kg:mentions ?e }}
-}} GROUP BY ?e ?label ?type ?match""").rows
+    rows = session.store.query(FIND_ENTITIES, bindings={"needle": Literal(needle)}).rows
     best: dict[str, tuple] = {}
-    for entity, label, etype, match, papers in rows:
+    for entity, label, etype, match, _, papers in rows:
         rank = _match_rank(needle, str(match).lower()) + (0 if str(match) == str(label) else 0.5)
         key = (rank, -int(papers), str(label).lower())
         if str(entity) not in best or key < best[str(entity)][0]:
@@ -45,10 +42,6 @@ def _match_rank(needle: str, text: str) -> int:
     if re.search(r"\b" + re.escape(needle), text):
         return 2
     return 3
-
-
-def _sparql_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"'
 
 
 @command(".stats", "papers, entities per type, relations and triples")

@@ -22,7 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kg.namespace import ENTITY_TYPES, PREFIXES, local_name
+from kg.namespace import PREFIXES
+from kg.store.queries import ENTITIES, MENTION_COUNTS, one_per_entity
+from kg.store.select import select_strings
 
 if TYPE_CHECKING:
     from kg.store import Store
@@ -183,7 +185,7 @@ class EntityEntry:
 
 
 class EntityCatalog:
-    """The entities of a store, most mentioned first.
+    """The entities of a store, most mentioned first, then by label and IRI.
 
     Examples
     --------
@@ -194,22 +196,11 @@ class EntityCatalog:
     """
 
     def __init__(self, entries: Iterable[EntityEntry]) -> None:
-        self.entries = sorted(entries, key=lambda e: (-e.papers, e.label.lower()))
+        self.entries = sorted(entries, key=lambda e: (-e.papers, e.label.lower(), e.iri))
 
     @classmethod
     def from_store(cls, store: Store) -> EntityCatalog:
         """Read every entity's label, type, paper count and aliases."""
-        types = " ".join(f"kg:{t}" for t in ENTITY_TYPES)
-        rows = store.query(f"""SELECT ?e ?label ?type (COUNT(DISTINCT ?p) AS ?papers) WHERE {{
-  VALUES ?type {{ {types} }} ?e a ?type ; rdfs:label ?label . OPTIONAL {{ ?p kg:mentions ?e }}
-}} GROUP BY ?e ?label ?type""").rows
-        aliases: dict[str, list[str]] = {}
-        for entity, alias in store.query(
-            f"SELECT ?e ?a WHERE {{ VALUES ?type {{ {types} }} ?e a ?type ; skos:altLabel ?a }}"
-        ).rows:
-            aliases.setdefault(str(entity), []).append(str(alias))
-        return cls(
-            EntityEntry(str(e), str(label), local_name(etype), int(papers or 0),
-                        tuple(sorted(set(aliases.get(str(e), ())))))
-            for e, label, etype, papers in rows
-        )
+        papers = {entity: int(count) for entity, count in select_strings(store, MENTION_COUNTS)}
+        return cls(EntityEntry(iri, label, entity_type, papers.get(iri, 0), aliases)
+                   for iri, label, entity_type, aliases in one_per_entity(select_strings(store, ENTITIES)))

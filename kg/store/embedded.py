@@ -1,0 +1,152 @@
+"""The embedded store: an on-disk Oxigraph database in a store directory, read through rdflib.
+
+SPARQL runs in Oxigraph's engine (``pyoxigraph``); values are bound with its ``substitutions``.
+
+Examples
+--------
+>>> import tempfile, os
+>>> from rdflib import Literal, URIRef
+>>> from kg.rdf import KG, paper_iri
+>>> from kg.store.base import open_store
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     with open_store(os.path.join(tmp, "s"), create=True) as store:
+...         store.write([(paper_iri("p1"), KG.sourceLocation, Literal("a.txt:1"))])
+...         result = store.query("SELECT ?p ?where WHERE { ?p kg:sourceLocation ?where }",
+...                              bindings={"p": URIRef(paper_iri("p1"))})
+>>> [str(where) for _, where in result.rows]
+['a.txt:1']
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from kg.errors import QueryError, QuerySyntaxError, StoreError
+from kg.namespace import PREFIXES
+from kg.store.base import Bindings, Store, Triple, acquire_lock, prepare_directory, release_lock
+from kg.store.queries import TRIPLE_COUNT
+
+if TYPE_CHECKING:
+    import pyoxigraph
+    from rdflib import Graph
+
+    from kg.query.result import Result
+
+
+class EmbeddedStore(Store):
+    """An on-disk Oxigraph store in a directory of this project."""
+
+    name = "embedded"
+    writable = True
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = False, write: bool = False) -> None:
+        import pyoxigraph as ox
+
+        self.path = Path(path)
+        self._lock = None
+        prepare_directory(self.path, create=create)
+        self._lock = acquire_lock(self.path, exclusive=write or create)
+        try:
+            db = self.path / "oxigraph"
+            self._ox: pyoxigraph.Store = ox.Store(str(db)) if (write or create) else ox.Store.read_only(str(db))
+        except OSError as err:
+            self._release()
+            raise StoreError(f"{self.path}: cannot open the store: {err}") from None
+        self._graph: Graph | None = None
+        self.writable = write or create
+
+    @property
+    def ox(self) -> pyoxigraph.Store:
+        """The underlying pyoxigraph Store, for bulk work (dump, transactional writes)."""
+        return self._ox
+
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            from oxrdflib import OxigraphStore
+            from rdflib import Graph
+            from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+            self._graph = Graph(store=OxigraphStore(store=self._ox), identifier=DATASET_DEFAULT_GRAPH_ID)
+            for prefix, iri in PREFIXES.items():
+                self._graph.bind(prefix, iri, override=True)
+        return self._graph
+
+    def query(self, sparql: str, *, bindings: Bindings | None = None,
+              prefixes: dict[str, str] | None = None) -> Result:
+        import pyoxigraph as ox
+
+        from kg.query.result import Result
+        from kg.query.terms import to_oxigraph
+
+        started = time.perf_counter()
+        substitutions = {ox.Variable(name): to_oxigraph(value) for name, value in (bindings or {}).items()}
+        try:
+            answer = self._ox.query(sparql, prefixes=dict(PREFIXES if prefixes is None else prefixes),
+                                    substitutions=substitutions)
+        except SyntaxError as err:
+            raise _syntax_error(err) from None
+        except OSError as err:
+            raise QueryError(f"query failed: {err}") from None
+        result = Result.from_oxigraph(answer)
+        # Oxigraph's result iterator must be released in the thread that made it (the shell runs
+        # queries in a worker thread); a comprehension's frame could keep it alive past this point.
+        del answer
+        result.elapsed = time.perf_counter() - started
+        return result
+
+    def write(self, triples: Iterable[Triple]) -> None:
+        if not self.writable:
+            raise StoreError(f"{self.path}: opened read-only")
+        import pyoxigraph as ox
+
+        from kg.query.terms import to_oxigraph
+
+        quads = [ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for s, p, o in triples]
+        self._ox.extend(quads)
+
+    def __len__(self) -> int:
+        (row,) = self._ox.query(TRIPLE_COUNT)
+        return int(row[0].value)
+
+    def dump(self, stream: IO[bytes], rdf_format: pyoxigraph.RdfFormat) -> None:
+        """Write the default graph to ``stream`` in an Oxigraph RDF format."""
+        import pyoxigraph as ox
+
+        kwargs = {} if rdf_format.supports_datasets else {"from_graph": ox.DefaultGraph()}
+        prefixes = PREFIXES if rdf_format.name in ("Turtle", "TriG", "N3", "RDF/XML") else None
+        self._ox.dump(stream, rdf_format, prefixes=prefixes, **kwargs)
+
+    def flush(self) -> None:
+        if self.writable:
+            self._ox.flush()
+
+    def close(self) -> None:
+        if getattr(self, "_ox", None) is not None:
+            self.flush()
+            del self._ox
+            self._ox = None  # type: ignore[assignment]
+            self._graph = None
+        self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            release_lock(self._lock)
+            self._lock = None
+
+
+def _syntax_error(err: SyntaxError) -> QuerySyntaxError:
+    # Oxigraph reports "error at 2:7: expected ..." (line:column, 1-based), with long character-class lists.
+    import re
+
+    first = str(err).splitlines()[0]
+    found = re.match(r"error at (\d+):(\d+):\s*(.*)", first)
+    message = found.group(3) if found else first
+    if "Prefix not found" in message:
+        message = "unknown prefix (declare it with PREFIX; see .prefixes)"
+    if found:
+        return QuerySyntaxError(message, line=int(found.group(1)), column=int(found.group(2)))
+    return QuerySyntaxError(message)

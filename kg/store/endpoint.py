@@ -1,0 +1,94 @@
+"""The endpoint store: a remote SPARQL 1.1 endpoint (Fuseki, GraphDB, Virtuoso, QLever, Oxigraph
+server), read-only, queried through rdflib's ``SPARQLStore``.
+
+Bound values travel as a ``VALUES`` row that opens the query's ``WHERE`` group, each term written
+by rdflib. rdflib's own ``initBindings`` puts that row after the whole query instead, where it
+restricts the answer only after any ``GROUP BY`` and leaves a variable used in a ``FILTER``
+unbound there: the answers would differ from the embedded store's.
+
+Examples
+--------
+>>> from rdflib import Literal, URIRef
+>>> print(with_values("SELECT ?e ?n WHERE { ?e ?p ?n }", {"e": URIRef("http://example.org/a"), "n": Literal("x")}))
+SELECT ?e ?n WHERE { VALUES (?e ?n) { (<http://example.org/a> "x") } ?e ?p ?n }
+"""
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING
+
+from kg.errors import QueryError, UsageError
+from kg.namespace import PREFIXES
+from kg.store.base import Bindings, Store
+from kg.store.queries import TRIPLE_COUNT
+
+if TYPE_CHECKING:
+    from rdflib import Graph
+
+    from kg.query.result import Result
+
+_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
+class EndpointStore(Store):
+    """A remote SPARQL 1.1 endpoint, read-only."""
+
+    name = "endpoint"
+
+    def __init__(self, url: str, *, create: bool = False, write: bool = False) -> None:
+        if create or write:
+            raise UsageError("a remote endpoint is read-only here; build into a local --store")
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(f"--endpoint must be an http(s) URL, not {url!r}")
+        self.url = url
+        self._graph: Graph | None = None
+
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            from rdflib import Graph
+            from rdflib.plugins.stores.sparqlstore import SPARQLStore
+
+            self._graph = Graph(store=SPARQLStore(query_endpoint=self.url, returnFormat="json"))
+        return self._graph
+
+    def query(self, sparql: str, *, bindings: Bindings | None = None,
+              prefixes: dict[str, str] | None = None) -> Result:
+        from kg.namespace import sparql_prologue
+        from kg.query.result import Result
+
+        started = time.perf_counter()
+        text = sparql_prologue(PREFIXES if prefixes is None else prefixes) + with_values(sparql, bindings)
+        try:
+            answer = self.graph.query(text)
+            result = Result.from_rdflib(answer)
+        except Exception as err:  # the endpoint's errors come in many library types
+            raise QueryError(f"{self.url}: {_first_line(err)}") from None
+        result.elapsed = time.perf_counter() - started
+        return result
+
+    def __len__(self) -> int:
+        result = self.query(TRIPLE_COUNT)
+        return int(result.rows[0][0].toPython())
+
+
+def with_values(sparql: str, bindings: Bindings | None) -> str:
+    """``sparql`` with ``bindings`` as a ``VALUES`` row at the start of its ``WHERE`` group."""
+    if not bindings:
+        return sparql
+    from rdflib import BNode
+
+    if any(isinstance(term, BNode) for term in bindings.values()):
+        raise QueryError("a blank node cannot be sent to a remote endpoint")
+    found = _WHERE.search(sparql)
+    if found is None:
+        raise QueryError("values can be bound only in a query with a WHERE clause")
+    names = " ".join(f"?{name}" for name in bindings)
+    terms = " ".join(term.n3() for term in bindings.values())
+    return f"{sparql[:found.end()]} VALUES ({names}) {{ ({terms}) }}{sparql[found.end():]}"
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0]

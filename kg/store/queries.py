@@ -1,0 +1,147 @@
+"""Every SPARQL query the project runs, each named for what it answers.
+
+Values never go into the text: where a query is about one entity, paper or piece of text, the
+variable that names it is bound when the query runs (``store.query(ENTITY_PAPERS,
+bindings={"entity": URIRef(iri)})``); each query says which variables may be bound, and
+selects them, as Oxigraph requires. The lists of entity types and relations come from
+:mod:`kg.namespace`, written as ``VALUES`` clauses by :func:`one_of`. The project's prefixes
+(``kg:``, ``rdfs:``, ...) are declared by the store.
+
+Examples
+--------
+>>> one_of("type", ["Method", "Task"])
+'VALUES ?type { kg:Method kg:Task }'
+>>> "VALUES ?type { kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon }" in ENTITIES
+True
+>>> split_aliases("ARP" + ALIAS_SEPARATOR + "A.R.P."), split_aliases(None)
+(['ARP', 'A.R.P.'], [])
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES, PAPER_LINKS, local_name
+
+ALIAS_SEPARATOR = "\u001f"
+"""Joins an entity's aliases in the ``?aliases`` of :data:`ENTITIES`."""
+
+
+def one_of(variable: str, names: Iterable[str]) -> str:
+    """A ``VALUES`` clause that gives ``?variable`` each of the ``kg:`` terms ``names`` in turn."""
+    return f"VALUES ?{variable} {{ {' '.join(f'kg:{name}' for name in names)} }}"
+
+
+def split_aliases(aliases: object) -> list[str]:
+    """The aliases in an ``?aliases`` value of :data:`ENTITIES` (a term, a string or None)."""
+    return [alias for alias in str(aliases or "").split(ALIAS_SEPARATOR) if alias]
+
+
+def one_per_entity(rows: Iterable[Sequence[str]]) -> Iterator[tuple[str, str, str, tuple[str, ...]]]:
+    """``(iri, label, type, aliases)`` for each entity in rows of :data:`ENTITIES` read as strings, in
+    order of IRI: the first type and label in order, and every alias, sorted (the type as its local name).
+
+    Examples
+    --------
+    >>> from kg.namespace import ontology_iri
+    >>> method, task = ontology_iri("Method"), ontology_iri("Task")
+    >>> list(one_per_entity([("e:b", task, "B", ""), ("e:a", method, "A", "y" + ALIAS_SEPARATOR + "x")]))
+    [('e:a', 'A', 'Method', ('x', 'y')), ('e:b', 'B', 'Task', ())]
+    """
+    merged: dict[str, list] = {}
+    for iri, entity_type, label, aliases in sorted(rows, key=lambda row: tuple(row[:3])):
+        entry = merged.setdefault(iri, [label, local_name(entity_type), set()])
+        entry[2].update(split_aliases(aliases))
+    for iri, (label, entity_type, aliases) in merged.items():
+        yield iri, label, entity_type, tuple(sorted(aliases))
+
+
+# ---- the store as a whole
+
+READY = "ASK {}"
+"""Nothing: a first query that makes the store load what it needs."""
+
+TRIPLE_COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+"""How many triples the default graph holds (``?n``)."""
+
+PAPER_COUNT = "SELECT (COUNT(?paper) AS ?n) WHERE { ?paper a kg:Paper }"
+"""How many papers there are (``?n``)."""
+
+ENTITY_COUNTS = f"""SELECT ?type (COUNT(?entity) AS ?n) WHERE {{
+  {one_of("type", ENTITY_TYPES)} ?entity a ?type
+}} GROUP BY ?type"""
+"""How many entities there are of each type that has any."""
+
+RELATION_COUNT = f"SELECT (COUNT(*) AS ?n) WHERE {{ {one_of('predicate', ENTITY_RELATIONS)} ?s ?predicate ?o }}"
+"""How many entity-to-entity relation triples there are (``?n``)."""
+
+PAPER_IDS = "SELECT ?id WHERE { ?paper a kg:Paper ; dcterms:identifier ?id }"
+"""The document id of every stored paper."""
+
+# ---- entities
+
+ENTITIES = f"""SELECT ?entity ?type ?label (GROUP_CONCAT(DISTINCT ?alias; SEPARATOR="\\u001f") AS ?aliases) WHERE {{
+  {one_of("type", ENTITY_TYPES)}
+  ?entity a ?type ; rdfs:label ?label .
+  OPTIONAL {{ ?entity skos:altLabel ?alias }}
+}} GROUP BY ?entity ?type ?label"""
+"""Every entity with its type, label and aliases (joined by :data:`ALIAS_SEPARATOR`);
+``?entity`` may be bound, for one entity."""
+
+MENTION_COUNTS = """SELECT ?entity (COUNT(DISTINCT ?paper) AS ?papers) WHERE {
+  ?paper kg:mentions ?entity
+} GROUP BY ?entity"""
+"""How many papers mention each entity that any paper mentions."""
+
+FIND_ENTITIES = f"""SELECT ?entity ?label ?type ?match ?needle (COUNT(DISTINCT ?paper) AS ?papers) WHERE {{
+  {one_of("type", ENTITY_TYPES)} ?entity a ?type ; rdfs:label ?label .
+  {{ ?entity rdfs:label ?match }} UNION {{ ?entity skos:altLabel ?match }}
+  FILTER(CONTAINS(LCASE(STR(?match)), ?needle))
+  OPTIONAL {{ ?paper kg:mentions ?entity }}
+}} GROUP BY ?entity ?label ?type ?match ?needle"""
+"""Entities with a label or alias (``?match``) that contains the lower-case text bound to
+``?needle``, with the number of papers that mention them."""
+
+ENTITY_PAPERS = """SELECT ?entity ?paper ?proposes WHERE {
+  ?paper kg:mentions ?entity .
+  BIND(EXISTS { ?paper kg:proposes ?entity } AS ?proposes)
+} ORDER BY ?paper"""
+"""The papers that mention the entity bound to ``?entity``, and whether each proposes it."""
+
+# MIN picks the same evidence sentence on every run (SAMPLE need not).
+ENTITY_LINKS = f"""SELECT ?entity ?predicate ?direction ?other ?otherLabel ?otherType
+       (COUNT(DISTINCT ?paper) AS ?support) (MIN(?evidence) AS ?sentence) (MIN(?paper) AS ?source) WHERE {{
+  {{ ?st rdf:subject ?entity ; rdf:predicate ?predicate ; rdf:object ?other . BIND("out" AS ?direction) }}
+  UNION
+  {{ ?st rdf:object ?entity ; rdf:predicate ?predicate ; rdf:subject ?other . BIND("in" AS ?direction) }}
+  ?st prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
+  ?other rdfs:label ?otherLabel ; a ?otherType .
+  {one_of("otherType", ENTITY_TYPES)}
+}} GROUP BY ?entity ?predicate ?direction ?other ?otherLabel ?otherType
+ORDER BY ?predicate ?direction DESC(?support) ?otherLabel"""
+"""The relations of the entity bound to ``?entity``, to (``out``) or from (``in``) other
+entities, each with its support (distinct papers), one evidence sentence and its paper."""
+
+# ---- papers, and the links the projection reads
+
+PAPERS = """SELECT ?paper (SAMPLE(?t) AS ?title) (SAMPLE(?id) AS ?ident) WHERE {
+  ?paper a kg:Paper . OPTIONAL { ?paper dcterms:title ?t } OPTIONAL { ?paper dcterms:identifier ?id }
+} GROUP BY ?paper"""
+"""Every paper with a title and a document id, where it has them."""
+
+PAPER_ABSTRACT = "SELECT ?paper ?abstract WHERE { ?paper dcterms:abstract ?abstract }"
+"""The abstract of the paper bound to ``?paper``."""
+
+PAPER_ENTITY_LINKS = f"SELECT ?paper ?link ?entity WHERE {{ {one_of('link', PAPER_LINKS)} ?paper ?link ?entity }}"
+"""Every paper-to-entity link (``kg:mentions``, ``kg:proposes``, ...)."""
+
+RELATIONS = f"SELECT ?s ?predicate ?o WHERE {{ {one_of('predicate', ENTITY_RELATIONS)} ?s ?predicate ?o }}"
+"""Every entity-to-entity relation triple."""
+
+STATEMENTS = f"""SELECT ?s ?predicate ?o ?paper ?evidence ?confidence WHERE {{
+  {one_of("predicate", ENTITY_RELATIONS)}
+  ?st rdf:subject ?s ; rdf:predicate ?predicate ; rdf:object ?o .
+  OPTIONAL {{ ?st prov:wasDerivedFrom ?paper }}
+  OPTIONAL {{ ?st kg:evidence ?evidence }}
+  OPTIONAL {{ ?st kg:confidence ?confidence }}
+}}"""
+"""Every statement of a relation, with the paper it was derived from, its evidence and confidence."""
