@@ -131,6 +131,12 @@ PAPERS = """SELECT ?paper (SAMPLE(?t) AS ?title) (SAMPLE(?id) AS ?ident) WHERE {
 PAPER_ABSTRACT = "SELECT ?paper ?abstract WHERE { ?paper dcterms:abstract ?abstract }"
 """The abstract of the paper bound to ``?paper``."""
 
+PAPER_TITLE_AND_ABSTRACT = (
+    "SELECT ?paper ?title ?abstract WHERE { ?paper a kg:Paper "
+    "OPTIONAL { ?paper dcterms:title ?title } OPTIONAL { ?paper dcterms:abstract ?abstract } }"
+)
+"""The title and abstract (each optional) of the paper bound to ``?paper``."""
+
 PAPER_ENTITY_LINKS = f"SELECT ?paper ?link ?entity WHERE {{ {one_of('link', PAPER_LINKS)} ?paper ?link ?entity }}"
 """Every paper-to-entity link (``kg:mentions``, ``kg:proposes``, ...)."""
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from rdflib import URIRef
 
-from kg.errors import UsageError
 from kg.explore.links import LINKS
 from kg.explore.reports import (
     common_note,
@@ -28,6 +27,7 @@ from kg.explore.reports import (
     relation_notes,
 )
 from kg.query.result import Result
+from kg.store.queries import PAPER_TITLE_AND_ABSTRACT
 from kg.rdf import KG
 from shell.commands.arguments import one_entity, options, two_entities
 from shell.commands.registry import COMMANDS, command
@@ -155,21 +155,13 @@ def describe_result(found: Description, snippets: dict[str, str]) -> Result:
 
 # ---- helpers
 
-def _checked(iri: str) -> str:
-    if any(c in iri for c in '<>"{}|^`\\ \n'):
-        raise UsageError(f"not an IRI: {iri!r}")
-    return iri
-
-
 def _paper_snippets(store: Store, papers: list[str]) -> dict[str, str]:
     """A short description of each paper: its title, else the opening words of its abstract."""
     if not papers:
         return {}
-    values = " ".join(f"<{_checked(p)}>" for p in dict.fromkeys(papers))
     out = {}
-    for paper, title, abstract in store.query(
-        f"SELECT ?p ?t ?a WHERE {{ VALUES ?p {{ {values} }} OPTIONAL {{ ?p dcterms:title ?t }} "
-        f"OPTIONAL {{ ?p dcterms:abstract ?a }} }}").rows:
-        text = " ".join(str(title or abstract or "").split())
-        out[str(paper)] = text if len(text) <= _SNIPPET else text[: _SNIPPET - 1].rstrip() + "…"
+    for paper in dict.fromkeys(papers):
+        for _, title, abstract in store.query(PAPER_TITLE_AND_ABSTRACT, bindings={"paper": URIRef(paper)}).rows:
+            text = " ".join(str(title or abstract or "").split())
+            out[paper] = text if len(text) <= _SNIPPET else text[: _SNIPPET - 1].rstrip() + "…"
     return out
