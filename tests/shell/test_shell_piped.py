@@ -100,10 +100,10 @@ class _Endpoint(BaseHTTPRequestHandler):
 
     store = None  # set by the fixture
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_GET(self) -> None:
         self._answer(parse_qs(urlparse(self.path).query).get("query", [""])[0])
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
         kind = self.headers.get("Content-Type", "")
         self._answer(body if kind.startswith("application/sparql-query") else parse_qs(body).get("query", [""])[0])

@@ -4,14 +4,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 
 import pytest
 from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS
 
-VOCAB_DIR = Path(__file__).resolve().parent.parent / "ontology" / "vocab"
+from kg.resources import VOCABULARY_DIR as VOCAB_DIR
+
 KG = Namespace("https://w3id.org/abstract-kg/ontology#")
 VOCAB = "https://w3id.org/abstract-kg/vocab/"
 ENTITY_TYPES = ("Method", "Dataset", "Task", "Metric", "Phenomenon")
@@ -35,7 +35,7 @@ def fold(text: str) -> str:
     return re.sub(r"\s+", " ", _DASHES.sub(" ", text)).strip()
 
 
-@lru_cache(maxsize=None)
+@cache
 def graph(stem: str) -> Graph:
     return Graph().parse(VOCAB_DIR / f"{stem}.ttl", format="turtle")
 
@@ -77,7 +77,7 @@ def test_file_parses_and_has_one_scheme(stem):
 @pytest.mark.parametrize("stem", FILES)
 def test_file_parses_with_oxigraph(stem):
     """The extractor loads the vocabularies with pyoxigraph's parser, not rdflib's."""
-    ox = pytest.importorskip("pyoxigraph")
+    import pyoxigraph as ox
     triples = list(ox.parse(path=str(VOCAB_DIR / f"{stem}.ttl"), format=ox.RdfFormat.TURTLE))
     assert len(triples) == len(graph(stem))
 
@@ -145,7 +145,7 @@ def test_no_surface_form_claimed_twice():
 
 def test_no_surface_form_claimed_twice_after_canonical_folding():
     """The builder also folds a leading article and a final plural "s" (kg.normalize.fold)."""
-    normalize = pytest.importorskip("kg.normalize")
+    from kg import normalize
     clashes = _clashes(normalize.fold)
     assert not clashes, "\n".join(clashes)
 

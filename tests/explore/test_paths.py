@@ -2,29 +2,16 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import entity, hops_of, path_json, run_kg
 
-from conftest import run_kg
-from kg.rdf import KG, paper_iri
-from kg.store import open_store
-from test_paths_graphs import entity, relations_store  # noqa: F401  (a fixture)
+from kg.rdf import paper_iri
 
 HOP_KEYS = ["from", "predicate", "to", "support", "evidence", "paper"]
-
-
-def path_json(store: Path, *args: str) -> dict:
-    done = run_kg("path", *args, "--format", "json", "--store", str(store))
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
-def hops_of(report: dict, number: int = 0) -> list[tuple[str, str, str]]:
-    return [(hop["from"], hop["predicate"], hop["to"]) for hop in report["paths"][number]["hops"]]
 
 
 # --- paths over relations -------------------------------------------------------------------
@@ -158,21 +145,6 @@ def test_neighbors_limit_and_relations_only(relations_store: Path) -> None:
 
 
 # --- the cache --------------------------------------------------------------------------------
-
-def test_projection_is_cached_and_rebuilt_after_a_write(relations_store: Path, tmp_path: Path) -> None:
-    store = tmp_path / "store"
-    shutil.copytree(relations_store, store)
-    cache = store / "cache" / "projection.marshal"
-    assert path_json(store, "CLIP", "quantum annealing")["paths"] == []
-    assert cache.is_file()
-    stamp = cache.stat().st_mtime_ns
-    path_json(store, "CLIP", "quantum annealing")
-    assert cache.stat().st_mtime_ns == stamp  # read, not rebuilt
-    with open_store(store, write=True) as opened:
-        opened.write([(paper_iri("p6"), KG.mentions, entity("qa")), (paper_iri("p6"), KG.mentions, entity("clip"))])
-    assert hops_of(path_json(store, "CLIP", "quantum annealing")) == [("CLIP", "mentions", "quantum annealing")]
-    assert cache.stat().st_mtime_ns != stamp
-
 
 def test_path_imports_neither_spacy_nor_networkx(relations_store: Path) -> None:
     code = ("import sys; from kg.cli import main; main(['path', 'CLIP', 'ImageNet', '--store', sys.argv[1]]); "

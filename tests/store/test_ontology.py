@@ -2,20 +2,17 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 
+import pyshacl
 import pytest
 from rdflib import BNode, Graph, Literal, Namespace, URIRef
-from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS
 from rdflib import namespace as _rdflib_namespace
+from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS
 
-import kg
 from kg.namespace import DEFAULT_ONTOLOGY_IRI, ENTITY_RELATIONS, ENTITY_TYPES, ONTOLOGY_IRI, PAPER_LINKS
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
+from kg.resources import ONTOLOGY_DIR
 
-pyshacl = pytest.importorskip("pyshacl")
-
-ONTOLOGY_DIR = Path(kg.__file__).resolve().parent.parent / "ontology"
 KG_TTL = ONTOLOGY_DIR / "kg.ttl"
 SHAPES_TTL = ONTOLOGY_DIR / "shapes.ttl"
 

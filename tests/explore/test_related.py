@@ -1,17 +1,12 @@
 """`kg related`, `kg central`, `kg communities` and the projection's exports (graphml, gexf, csv)."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from pathlib import Path
 
-import networkx as nx
 import pytest
-
 from conftest import run_kg
-from test_paths_graphs import STATEMENTS, relations_store  # noqa: F401  (a fixture)
 
 
 def report(store: Path, *args: str) -> dict:
@@ -80,34 +75,6 @@ def test_communities_are_named_by_their_top_concepts(relations_store: Path) -> N
 
 
 # --- exports of the projection ---------------------------------------------------------------
-
-def test_graphml_and_gexf_read_back_with_networkx(relations_store: Path, tmp_path: Path) -> None:
-    for name, read in (("graphml", nx.read_graphml), ("gexf", nx.read_gexf)):
-        target = tmp_path / f"graph.{name}"
-        done = run_kg("export", "-o", str(target), "--store", str(relations_store))
-        assert done.returncode == 0, done.stderr
-        graph = read(target)
-        assert graph.number_of_nodes() == 9 + 5
-        entity_nodes = [n for n, kind in graph.nodes(data="kind") if kind == "entity"]
-        assert len(entity_nodes) == 9
-        relations = [d for _, _, d in graph.edges(data=True) if d["predicate"] not in ("mentions", "proposes")]
-        assert len(relations) == len({(s, p, o) for s, p, o, *_ in STATEMENTS})
-        used_for = next(d for d in relations if d["predicate"] == "usedFor")
-        assert int(used_for["support"]) == 2 and used_for["evidence"] == "CLIP is used for zero-shot classification."
-
-
-def test_csv_export_is_an_edge_table_for_pandas(relations_store: Path) -> None:
-    done = run_kg("export", "--format", "csv", "--store", str(relations_store))
-    assert done.returncode == 0, done.stderr
-    rows = list(csv.DictReader(io.StringIO(done.stdout)))
-    assert list(rows[0]) == ["source", "source_label", "source_type", "predicate", "target", "target_label",
-                             "target_type", "support", "evidence", "paper"]
-    predicates = [row["predicate"] for row in rows]
-    assert predicates.count("mentions") == 4 + 3 + 3 + 2 + 1 and predicates.count("proposes") == 1
-    arp = next(row for row in rows if row["predicate"] == "addresses")
-    assert (arp["source_label"], arp["target_label"], arp["target_type"]) == (
-        "Adaptive Return-conditioned Policy", "goal misgeneralization", "Phenomenon")
-
 
 # --- the seeds graph -------------------------------------------------------------------------
 

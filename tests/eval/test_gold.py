@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, run_kg
+
 from kg.eval.gold import DEFAULT_GOLD, score_entities, score_proposed
 
 SHARED_SCORER = DEFAULT_GOLD.parent / "score.py"

@@ -10,10 +10,9 @@ import zlib
 from pathlib import Path
 
 import pytest
-
 from conftest import run_kg
+
 from kg.explore.viz import COLOURS
-from test_paths_graphs import relations_store  # noqa: F401  (a fixture)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(

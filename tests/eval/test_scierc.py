@@ -234,7 +234,7 @@ def test_the_numpy_forward_pass_is_the_training_one() -> None:
     encoder = BertEncoder({k[len("encoder/"):]: v for k, v in arrays.items() if k.startswith("encoder/")},
                           layers=config["num_hidden_layers"], heads=config["num_attention_heads"])
     ids, _, _ = word_pieces(WordPiece.from_file(minilm_dir() / "vocab.txt"),
-                            "We parse sentences with a transition-based parser .".split())
+                            ["We", "parse", "sentences", "with", "a", "transition-based", "parser", "."])
     with torch.no_grad():
         expected = net.bert(torch.tensor([ids]), torch.ones(1, len(ids))).numpy()
     assert abs(encoder([ids]) - expected).max() < 1e-4

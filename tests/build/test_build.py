@@ -167,46 +167,6 @@ def test_refuses_a_directory_that_is_not_a_store(small_corpus: Path, tmp_path: P
 
 # --- export -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fmt,rdflib_format", [("ttl", "turtle"), ("nt", "nt"), ("nq", "nquads"),
-                                               ("trig", "trig"), ("jsonld", "json-ld"), ("xml", "xml")])
-def test_every_export_format_parses_back_to_the_same_triples(small_store: Path, tmp_path: Path,
-                                                              fmt: str, rdflib_format: str) -> None:
-    out = tmp_path / f"graph.{fmt}"
-    done = run_kg("export", "--format", fmt, "-o", str(out), "--store", str(small_store))
-    assert done.returncode == 0, done.stderr
-    expected = Graph().parse(data="\n".join(sorted_ntriples(small_store)), format="nt")
-    if rdflib_format in ("nquads", "trig"):
-        from rdflib import Dataset
-
-        parsed = Dataset()
-        parsed.parse(out, format=rdflib_format)
-        triples = {(s, p, o) for s, p, o, _ in parsed.quads()}
-    else:
-        triples = set(Graph().parse(out, format=rdflib_format))
-    assert triples == set(expected)
-
-
-def test_an_exported_file_gets_the_mode_of_any_new_file(small_store: Path, tmp_path: Path) -> None:
-    import os
-
-    out = tmp_path / "graph.nt"
-    assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0
-    umask = os.umask(0)
-    os.umask(umask)
-    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
-
-
-def test_export_format_follows_the_file_suffix(small_store: Path, tmp_path: Path) -> None:
-    out = tmp_path / "graph.nt"
-    assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0
-    assert out.read_text().splitlines()[0].startswith("<")
-
-
-def test_unknown_export_format_is_a_usage_error(small_store: Path) -> None:
-    done = run_kg("export", "--format", "docx", "--store", str(small_store))
-    assert done.returncode == 2 and "unknown export format 'docx'" in done.stderr
-
-
 def test_parallel_extraction_gives_the_same_graph(small_corpus: Path, tmp_path: Path) -> None:
     for name, workers in (("serial", "1"), ("parallel", "2")):
         done = run_kg("build", str(small_corpus), "--workers", workers, "--store", str(tmp_path / name))

@@ -20,15 +20,15 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
 from kg.errors import EntityNotFoundError, QuerySyntaxError, UsageError
 from kg.namespace import RESOURCE_IRI
-from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.query.result import Result
+from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.store import open_store
 from shell.commands import COMMANDS, execute, unique_commands
 from shell.completion.completer import ShellCompleter
 from shell.completion.suggest import Suggestion, suggest
+from shell.input.statements import Statement, StatementReader, is_complete, split, to_sparql
 from shell.output import Console, caret_lines, tidy_message
 from shell.session import SavedQueries, Session
-from shell.input.statements import Statement, StatementReader, is_complete, split, to_sparql
 
 ENTITIES = {  # key: (type, label, aliases)
     "clip": ("Method", "CLIP", ("Contrastive Language-Image Pre-training",)),

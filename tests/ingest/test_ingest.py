@@ -8,11 +8,10 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from conftest import SEEDS
 
 from kg.errors import InputError
 from kg.ingest import Document, document_id, iter_source_files, read_documents
-
-SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 A1 = "We propose LoRA, a low-rank adaptation method for large language models."
 A2 = "Robust overfitting hurts adversarial training on CIFAR-10."

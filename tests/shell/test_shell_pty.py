@@ -11,11 +11,10 @@ import re
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
 from conftest import KG_SCRIPT
 from test_shell import write_graph
-
-pexpect = pytest.importorskip("pexpect")
 
 ROWS, COLS = 32, 120
 _CSI = re.compile(r"\x1b\[([?>=!]?)([0-9;]*)([ -/]*)([@-~])")

@@ -15,8 +15,10 @@ import sys
 from decimal import Decimal
 from xml.etree import ElementTree
 
+import pyoxigraph as ox
 import pytest
 from rdflib import BNode, Graph, Literal, URIRef
+
 # (rdflib's ClosedNamespace objects at module level make doctest collection warn.)
 from rdflib import namespace as ns
 from rdflib.query import Result as RdflibResult
@@ -25,9 +27,7 @@ from kg.errors import UsageError
 from kg.namespace import ONTOLOGY_IRI, RESOURCE_IRI
 from kg.query import FORMATS, GRAPH_COLUMNS, Result, render, summary_line
 from kg.query.terms import from_oxigraph, to_oxigraph
-from kg.rdf import KG, KGR
-
-ox = pytest.importorskip("pyoxigraph")
+from kg.rdf import KG
 
 EX = "http://example.org/"
 CLIP = f"{RESOURCE_IRI}entity/clip"
@@ -78,7 +78,6 @@ OX_FORMATS = {
 
 @pytest.fixture(scope="module")
 def oxrdflib_graph() -> Graph:
-    pytest.importorskip("oxrdflib")
     graph = Graph(store="Oxigraph")
     graph.parse(data=DATA_NT, format="nt")
     return graph
@@ -667,7 +666,7 @@ def test_message_renders_as_text_in_every_format():
 
 
 def test_to_dataframe(rich: Result):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = Result.from_rows(
         ["s", "label", "n", "day", "b", "odd"],
         [

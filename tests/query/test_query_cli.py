@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import run_kg
 
 COUNT_BY_TYPE = "SELECT ?type (COUNT(?e) AS ?n) WHERE { ?e a ?type . FILTER(?type IN (kg:Method, kg:Phenomenon)) } GROUP BY ?type ORDER BY ?type"

@@ -5,8 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import run_kg
+
 from kg.ingest import Document
 
 

@@ -1,0 +1,78 @@
+"""`kg export`: every RDF format parses back to the stored triples; graph formats read back with NetworkX and pandas."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from conftest import STATEMENTS, run_kg, sorted_ntriples
+from rdflib import Dataset, Graph
+
+
+@pytest.mark.parametrize("fmt,rdflib_format", [("ttl", "turtle"), ("nt", "nt"), ("nq", "nquads"),
+                                               ("trig", "trig"), ("jsonld", "json-ld"), ("xml", "xml")])
+def test_every_export_format_parses_back_to_the_same_triples(small_store: Path, tmp_path: Path,
+                                                              fmt: str, rdflib_format: str) -> None:
+    out = tmp_path / f"graph.{fmt}"
+    done = run_kg("export", "--format", fmt, "-o", str(out), "--store", str(small_store))
+    assert done.returncode == 0, done.stderr
+    expected = Graph().parse(data="\n".join(sorted_ntriples(small_store)), format="nt")
+    if rdflib_format in ("nquads", "trig"):
+        parsed = Dataset()
+        parsed.parse(out, format=rdflib_format)
+        triples = {(s, p, o) for s, p, o, _ in parsed.quads()}
+    else:
+        triples = set(Graph().parse(out, format=rdflib_format))
+    assert triples == set(expected)
+
+
+def test_an_exported_file_gets_the_mode_of_any_new_file(small_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "graph.nt"
+    assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_export_format_follows_the_file_suffix(small_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "graph.nt"
+    assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0
+    assert out.read_text().splitlines()[0].startswith("<")
+
+
+def test_unknown_export_format_is_a_usage_error(small_store: Path) -> None:
+    done = run_kg("export", "--format", "docx", "--store", str(small_store))
+    assert done.returncode == 2 and "unknown export format 'docx'" in done.stderr
+
+
+def test_graphml_and_gexf_read_back_with_networkx(relations_store: Path, tmp_path: Path) -> None:
+    for name, read in (("graphml", nx.read_graphml), ("gexf", nx.read_gexf)):
+        target = tmp_path / f"graph.{name}"
+        done = run_kg("export", "-o", str(target), "--store", str(relations_store))
+        assert done.returncode == 0, done.stderr
+        graph = read(target)
+        assert graph.number_of_nodes() == 9 + 5
+        entity_nodes = [n for n, kind in graph.nodes(data="kind") if kind == "entity"]
+        assert len(entity_nodes) == 9
+        relations = [d for _, _, d in graph.edges(data=True) if d["predicate"] not in ("mentions", "proposes")]
+        assert len(relations) == len({(s, p, o) for s, p, o, *_ in STATEMENTS})
+        used_for = next(d for d in relations if d["predicate"] == "usedFor")
+        assert int(used_for["support"]) == 2 and used_for["evidence"] == "CLIP is used for zero-shot classification."
+
+
+def test_csv_export_is_an_edge_table_for_pandas(relations_store: Path) -> None:
+    done = run_kg("export", "--format", "csv", "--store", str(relations_store))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert list(rows[0]) == ["source", "source_label", "source_type", "predicate", "target", "target_label",
+                             "target_type", "support", "evidence", "paper"]
+    predicates = [row["predicate"] for row in rows]
+    assert predicates.count("mentions") == 4 + 3 + 3 + 2 + 1 and predicates.count("proposes") == 1
+    arp = next(row for row in rows if row["predicate"] == "addresses")
+    assert (arp["source_label"], arp["target_label"], arp["target_type"]) == (
+        "Adaptive Return-conditioned Policy", "goal misgeneralization", "Phenomenon")
+
