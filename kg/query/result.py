@@ -102,7 +102,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Un
 from rdflib import namespace as rdfns
 from rdflib.term import BNode, Identifier, Literal, URIRef
 
-from kg.errors import UsageError
+from kg.errors import UsageError, check_whole_number
 from kg.namespace import PREFIXES
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
@@ -302,7 +302,7 @@ class Result:
         if kind == "SELECT":
             variables = list(result.vars or ())
             bindings = result.bindings
-            keep = len(bindings) if limit is None else _check_limit(limit) + 1
+            keep = len(bindings) if limit is None else check_whole_number("limit", limit, minimum=0) + 1
             rows = [
                 tuple(binding.get(v) for v in variables)
                 for binding in islice(bindings, keep)
@@ -727,16 +727,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _check_limit(limit: int) -> int:
-    if not isinstance(limit, int) or limit < 0:
-        raise ValueError(f"limit must be a non-negative integer, not {limit!r}")
-    return limit
-
-
 def _cut(items: list, limit: int | None) -> tuple[list, bool]:
     if limit is None:
         return items, False
-    _check_limit(limit)
+    check_whole_number("limit", limit, minimum=0)
     if len(items) <= limit:
         return items, False
     return items[:limit], True
