@@ -20,6 +20,28 @@ class UsageError(KGError):
     exit_status = 2
 
 
+class ArgumentValueError(UsageError, ValueError):
+    """An argument of a library function has a value it cannot take: bad usage to the command
+    line and the shell, a ValueError to Python callers."""
+
+
+def check_whole_number(name: str, value: object, *, minimum: int = 1) -> int:
+    """Return ``value`` if it is a whole number of at least ``minimum``; the one check of counts and limits.
+
+    Examples
+    --------
+    >>> check_whole_number("limit", 3)
+    3
+    >>> check_whole_number("hops", 0)
+    Traceback (most recent call last):
+    ...
+    kg.errors.ArgumentValueError: hops must be a whole number of at least 1, not 0
+    """
+    if not isinstance(value, int) or value < minimum:
+        raise ArgumentValueError(f"{name} must be a whole number of at least {minimum}, not {value!r}")
+    return value
+
+
 class InputError(KGError):
     """A source file or one of its records cannot be read.
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kg.errors import EntityNotFoundError, UsageError
+from kg.files import write_atomically
 
 if TYPE_CHECKING:
     from kg.explore.lookup import LabelIndex
@@ -128,14 +128,10 @@ class SavedQueries:
         """Save (or replace) ``name``."""
         data = self._load()
         data[name] = query
+        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=self.path.parent,
-                                                 prefix=".queries.", delete=False)
-            with handle:
-                json.dump(data, handle, indent=2, ensure_ascii=False, sort_keys=True)
-                handle.write("\n")
-            os.replace(handle.name, self.path)
+            write_atomically(self.path, lambda stream: stream.write(text.encode("utf-8")))
         except OSError as err:
             raise UsageError(f"{self.path}: cannot save: {err.strerror or err}") from None
 

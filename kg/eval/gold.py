@@ -10,7 +10,7 @@ Examples
 >>> gold = {"d1": [{"name": "Adaptive Return-conditioned Policy", "aliases": ["ARP"], "type": "Method"}]}
 >>> pred = {"d1": [{"label": "ARP", "type": "Method", "aliases": []},
 ...                {"label": "method", "type": "Method", "aliases": []}]}
->>> score = score_entities(pred, gold, typed=True)
+>>> score = score_named_entities(pred, gold, typed=True).micro
 >>> score.tp, score.fp, score.fn, round(score.f1, 3)
 (1, 1, 0, 0.667)
 """
@@ -19,10 +19,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from kg.errors import InputError
+from kg.extract.pipeline import Extractor
+from kg.ingest import Document
+from kg.metrics import Prf, Scores
 from kg.resources import SHARED_DIR
 
 DEFAULT_GOLD = SHARED_DIR / "gold" / "dev.json"
@@ -52,72 +55,42 @@ def _names(entity: Mapping, key: str) -> set[str]:
     return out
 
 
-@dataclass
-class Score:
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-    per_type: dict[str, list[int]] = field(default_factory=dict)  # type -> [tp, fp, fn]
+def score_named_entities(predicted: Mapping[str, list], gold: Mapping[str, list], *, typed: bool) -> Scores:
+    """Greedy one-to-one matching per abstract, as the annotation's scorer does; per entity type,
+    a match and a miss count for the annotated entity's type, a spurious entity for its own."""
+    per_type: dict[str, Prf] = {}
 
-    @property
-    def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+    def count(entity_type: str, outcome: Prf) -> None:
+        per_type[entity_type] = per_type.get(entity_type, Prf()) + outcome
 
-    @property
-    def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-    def to_json(self) -> dict:
-        per_type = {}
-        for name, (tp, fp, fn) in sorted(self.per_type.items()):
-            p = tp / (tp + fp) if tp + fp else 0.0
-            r = tp / (tp + fn) if tp + fn else 0.0
-            per_type[name] = {"P": round(p, 3), "R": round(r, 3), "F1": round(2 * p * r / (p + r) if p + r else 0.0, 3),
-                              "tp": tp, "fp": fp, "fn": fn}
-        return {"P": round(self.precision, 3), "R": round(self.recall, 3), "F1": round(self.f1, 3),
-                "tp": self.tp, "fp": self.fp, "fn": self.fn, "per_type": per_type}
-
-
-def score_entities(pred: Mapping[str, list], gold: Mapping[str, list], *, typed: bool) -> Score:
-    """Greedy one-to-one matching per abstract, as the annotation's scorer does."""
-    score = Score()
     for doc, gold_entities in gold.items():
-        predicted = pred.get(doc, [])
+        candidates = predicted.get(doc, [])
         used: set[int] = set()
         for g in gold_entities:
             wanted = _names(g, "name")
-            hit = next((i for i, p in enumerate(predicted) if i not in used
+            hit = next((i for i, p in enumerate(candidates) if i not in used
                         and (not typed or p.get("type") == g["type"]) and wanted & _names(p, "label")), None)
-            counts = score.per_type.setdefault(g["type"], [0, 0, 0])
             if hit is None:
-                score.fn += 1
-                counts[2] += 1
+                count(g["type"], Prf(fn=1))
             else:
                 used.add(hit)
-                score.tp += 1
-                counts[0] += 1
-        for i, p in enumerate(predicted):
+                count(g["type"], Prf(tp=1))
+        for i, p in enumerate(candidates):
             if i not in used:
-                score.fp += 1
-                score.per_type.setdefault(p.get("type", "?"), [0, 0, 0])[1] += 1
-    return score
+                count(p.get("type", "?"), Prf(fp=1))
+    return Scores.from_labels(per_type)
 
 
-def score_proposed(pred: Mapping[str, list], gold: Mapping[str, list]) -> Score:
+def score_proposed(predicted: Mapping[str, list], gold: Mapping[str, list]) -> Scores:
     """Which entities the paper introduces: predicted ``proposed`` entities against annotated ones."""
-    score = Score()
+    tp = fp = fn = 0
     for doc, gold_entities in gold.items():
         wanted = [_names(e, "name") for e in gold_entities if e.get("proposed")]
-        claimed = [_names(e, "label") for e in pred.get(doc, []) if e.get("proposed")]
-        score.tp += sum(1 for names in claimed if any(names & w for w in wanted))
-        score.fp += sum(1 for names in claimed if not any(names & w for w in wanted))
-        score.fn += sum(1 for w in wanted if not any(w & names for names in claimed))
-    return score
+        claimed = [_names(e, "label") for e in predicted.get(doc, []) if e.get("proposed")]
+        tp += sum(1 for names in claimed if any(names & w for w in wanted))
+        fp += sum(1 for names in claimed if not any(names & w for w in wanted))
+        fn += sum(1 for w in wanted if not any(w & names for names in claimed))
+    return Scores(micro=Prf(tp, fp, fn))
 
 
 def load_gold(paths: Iterable[str | Path]) -> tuple[dict[str, str], dict[str, list]]:
@@ -142,20 +115,22 @@ class GoldEvaluation:
     """Typed, untyped and contribution scores of the default extraction on annotated abstracts."""
 
     documents: int
-    typed: Score
-    untyped: Score
-    proposed: Score
+    typed: Scores
+    untyped: Scores
+    proposed: Scores
 
     def to_json(self) -> dict:
-        return {"docs": self.documents, "typed": self.typed.to_json(), "untyped": self.untyped.to_json(),
-                "proposed": self.proposed.to_json()}
+        return {"docs": self.documents, "typed": _as_json(self.typed), "untyped": _as_json(self.untyped),
+                "proposed": _as_json(self.proposed)}
 
     def to_text(self) -> str:
         lines = [f"gold: {self.documents} annotated abstracts; entities that deserve a node",
                  "", f"{'typed':<14}{'P':>7}{'R':>7}{'F1':>7}{'tp':>6}{'fp':>6}{'fn':>6}"]
-        for name, row in self.typed.to_json()["per_type"].items():
-            lines.append(f"  {name:<12}{row['P']:7.3f}{row['R']:7.3f}{row['F1']:7.3f}{row['tp']:6d}{row['fp']:6d}{row['fn']:6d}")
-        for name, score in (("typed", self.typed), ("untyped", self.untyped), ("proposed", self.proposed)):
+        for name, row in _as_json(self.typed)["per_type"].items():
+            lines.append(f"  {name:<12}{row['P']:7.3f}{row['R']:7.3f}{row['F1']:7.3f}"
+                         f"{row['tp']:6d}{row['fp']:6d}{row['fn']:6d}")
+        for name, scores in (("typed", self.typed), ("untyped", self.untyped), ("proposed", self.proposed)):
+            score = scores.micro
             lines.append(f"  {name:<12}{score.precision:7.3f}{score.recall:7.3f}{score.f1:7.3f}"
                          f"{score.tp:6d}{score.fp:6d}{score.fn:6d}")
         return "\n".join(lines)
@@ -163,12 +138,16 @@ class GoldEvaluation:
 
 def evaluate_gold(paths: Iterable[str | Path] = (DEFAULT_GOLD,), *, model: str | None = None) -> GoldEvaluation:
     """Run the default extraction over the annotated abstracts and score it."""
-    from kg.extract.pipeline import Extractor
-    from kg.ingest import Document
-
     texts, gold = load_gold(paths)
     extractor = Extractor(model=model)
     documents = [Document(id=doc_id, text=text, source=f"gold:{doc_id}") for doc_id, text in texts.items()]
-    pred = {r.id: [e.to_json() for e in r.entities] for r in extractor.extract(documents)}
-    return GoldEvaluation(documents=len(gold), typed=score_entities(pred, gold, typed=True),
-                          untyped=score_entities(pred, gold, typed=False), proposed=score_proposed(pred, gold))
+    predicted = {r.id: [e.to_json() for e in r.entities] for r in extractor.extract(documents)}
+    return GoldEvaluation(documents=len(gold), typed=score_named_entities(predicted, gold, typed=True),
+                          untyped=score_named_entities(predicted, gold, typed=False),
+                          proposed=score_proposed(predicted, gold))
+
+
+def _as_json(scores: Scores) -> dict:
+    """The annotation scorer's layout: the figures to 3 places, then the types in name order."""
+    return {**scores.micro.as_dict(3, short=True),
+            "per_type": {name: prf.as_dict(3, short=True) for name, prf in sorted(scores.per_label.items())}}

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kg.errors import UsageError
+from kg.errors import UsageError, check_whole_number
 from kg.namespace import ENTITY_TYPES
 from kg.explore.projection import Projection
 
@@ -64,7 +64,7 @@ def central_concepts(
     """
     _check_measure(by)
     wanted = _types(types)
-    _check_limit(limit)
+    check_whole_number("limit", limit)
     return top_per_type(graph, centrality(graph, by=by), types=wanted, limit=limit)
 
 
@@ -89,7 +89,7 @@ def top_per_type(graph: Projection, scores: dict[str, float], *, types: Iterable
                  limit: int = 10) -> dict[str, list[tuple[str, float]]]:
     """The ``limit`` best-scored concepts of each type (ties by IRI), as ``(IRI, score)``."""
     wanted = _types(types)
-    _check_limit(limit)
+    check_whole_number("limit", limit)
     ranked: dict[str, list[tuple[str, float]]] = {}
     for iri, kind in zip(graph.entities, graph.types):
         if kind in wanted:
@@ -140,11 +140,6 @@ def pagerank(graph: nx.Graph, *, alpha: float = 0.85, tolerance: float = 1e-8,
 def _check_measure(by: str) -> None:
     if by not in MEASURES:
         raise UsageError(f"unknown centrality {by!r}; choose one of: {', '.join(MEASURES)}")
-
-
-def _check_limit(limit: int) -> None:
-    if not isinstance(limit, int) or limit < 1:
-        raise UsageError(f"limit must be a whole number of at least 1, not {limit!r}")
 
 
 def _types(types: Iterable[str] | None) -> tuple[str, ...]:

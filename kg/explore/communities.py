@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kg.errors import UsageError
+from kg.errors import UsageError, check_whole_number
 from kg.explore.projection import Projection
 
 
@@ -66,8 +66,7 @@ def concept_communities(
     """
     if not resolution > 0:
         raise UsageError(f"resolution must be positive, not {resolution!r}")
-    if not isinstance(min_size, int) or min_size < 1:
-        raise UsageError(f"min_size must be a whole number of at least 1, not {min_size!r}")
+    check_whole_number("min_size", min_size)
     return _louvain(graph, resolution=resolution, min_size=min_size, seed=seed)
 
 

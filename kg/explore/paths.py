@@ -26,7 +26,7 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kg.errors import UsageError
+from kg.errors import UsageError, check_whole_number
 from kg.explore.links import Hop, LinkTable, allowed_links, entity_number
 from kg.explore.projection import Projection
 
@@ -120,8 +120,8 @@ def shortest_paths(
     start, goal = entity_number(graph, source), entity_number(graph, target)
     if start == goal:
         raise UsageError("a path needs two different concepts")
-    _check_positive("max_hops", max_hops)
-    _check_positive("limit", limit)
+    check_whole_number("max_hops", max_hops)
+    check_whole_number("limit", limit)
     links = LinkTable(graph, allowed_links(predicates))
     # Search from the end with fewer neighbors: its neighbors are the ones expanded.
     reverse = len(links.around(start)) > len(links.around(goal))
@@ -181,19 +181,14 @@ def neighbors(
     ([('e:b', 1, 'e:a', 2), ('e:c', 2, 'e:b', 1)], [1, 1])
     """
     origin = entity_number(graph, center)
-    _check_positive("hops", hops)
+    check_whole_number("hops", hops)
     if limit is not None:
-        _check_positive("limit", limit)
+        check_whole_number("limit", limit)
     links = LinkTable(graph, allowed_links(predicates))
     return _rings(links, origin, hops=hops, limit=limit)
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _check_positive(name: str, value: int) -> None:
-    if not isinstance(value, int) or value < 1:
-        raise UsageError(f"{name} must be a whole number of at least 1, not {value!r}")
 
 
 def _k_shortest(links: LinkTable, start: int, goal: int, *, max_hops: int, limit: int) -> list[tuple[int, ...]]:

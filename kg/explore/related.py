@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kg.errors import UsageError
+from kg.errors import UsageError, check_whole_number
 from kg.namespace import ENTITY_TYPES
 from kg.explore.links import LINKS, LinkTable, entity_number
 from kg.explore.projection import Projection
@@ -121,7 +121,8 @@ def associated_concepts(
     if measure not in MEASURES:
         raise UsageError(f"unknown measure {measure!r}; choose one of: {', '.join(MEASURES)}")
     keep = _type_filter(types)
-    _check_limit(limit)
+    if limit is not None:
+        check_whole_number("limit", limit)
     return _associations(graph, center, measure, keep, limit)
 
 
@@ -163,7 +164,8 @@ def predicted_links(
     """
     center = entity_number(graph, node)
     keep = _type_filter(types)
-    _check_limit(limit)
+    if limit is not None:
+        check_whole_number("limit", limit)
     return _adamic_adar(graph, center, keep, limit)
 
 
@@ -180,11 +182,6 @@ def _type_filter(types: Iterable[str] | None) -> frozenset[str] | None:
             raise UsageError(f"unknown type {name!r}; choose from: {', '.join(ENTITY_TYPES)}")
         chosen.add(by_folded[name.lower()])
     return frozenset(chosen)
-
-
-def _check_limit(limit: int | None) -> None:
-    if limit is not None and (not isinstance(limit, int) or limit < 1):
-        raise UsageError(f"limit must be a whole number of at least 1, not {limit!r}")
 
 
 def _score(measure: str, shared: int, first: int, second: int, total: int) -> float:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from kg.errors import UsageError
+from kg.files import write_atomically  # noqa: F401  (re-exported: exports are written with it)
 from kg.store import EmbeddedStore, Store
 
 if TYPE_CHECKING:
@@ -159,25 +157,3 @@ def get_exporter(name: str) -> Exporter:
         return EXPORTERS[name]
     except KeyError:
         raise UsageError(f"unknown export format {name!r}; choose one of: {', '.join(EXPORTERS)}") from None
-
-
-def write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
-    """Write through a temporary file beside ``path``, so that a failure leaves no half-written file."""
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise UsageError(f"{path}: no such directory {directory}")
-    try:
-        handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{path.name}.", delete=False)
-    except OSError as err:
-        raise UsageError(f"{path}: cannot write: {err.strerror or err}") from None
-    try:
-        with handle:
-            write(handle)
-        # A temporary file is private (0600); the result gets the mode any new file would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)
-        os.replace(handle.name, path)
-    except BaseException:
-        os.unlink(handle.name)
-        raise

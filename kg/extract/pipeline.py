@@ -38,7 +38,7 @@ def build_pipeline(model: str | None = None, *, profile: str = "default") -> Lan
     nlp.add_pipe("kg_acronyms")
     if profile == "scierc":
         # The SciERC benchmark scores the joint model itself: its spans are the entities and its
-        # relations the relations (kg/extract/scierc_model.py).
+        # relations the relations (kg/extract/scierc/model.py).
         import kg.extract.scierc.model  # noqa: F401
 
         nlp.add_pipe("kg_scierc")

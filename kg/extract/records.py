@@ -9,6 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# Where the relation components (``kg_relations``, ``kg_scierc``) leave a Doc's relations: plain
+# tuples (subject start, subject end, predicate, object start, object end, SciERC label, confidence)
+# over token offsets, so that they travel with the Doc between worker processes.
+RELATIONS_KEY = "kg_relations"
+
 
 @dataclass(frozen=True)
 class Mention:

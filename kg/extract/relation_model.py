@@ -23,20 +23,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kg.extract.scierc.schema import PREDICATE_OF_LABEL, RELATION_LABELS, SCORED_AS
 from kg.resources import MODELS_DIR
 
 if TYPE_CHECKING:
     from spacy.tokens import Span
 
 MODEL_FILE = MODELS_DIR / "relations.npz"
-LABELS = ("USED-FOR", "EVALUATE-FOR", "COMPARE", "PART-OF", "HYPONYM-OF", "FEATURE-OF", "CONJUNCTION")
 # Class 0 is "no relation"; then each label from the first mention to the second, then reversed.
-CLASSES = ("NONE", *(f"{label}>" for label in LABELS), *(f"{label}<" for label in LABELS))
+CLASSES = ("NONE", *(f"{label}>" for label in RELATION_LABELS), *(f"{label}<" for label in RELATION_LABELS))
 DIMENSIONS = 1 << 18
 MAX_GAP = 30  # tokens between two mentions beyond which no pair is considered
-# SciERC's entity types as the classifier sees them; our Phenomenon plays SciERC's OtherScientificTerm.
-FEATURE_TYPE = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset",
-                "OtherScientificTerm": "Other", "Generic": "Generic", "Dataset": "Dataset", "Phenomenon": "Other"}
+# SciERC's entity types (it learns from) and ours (it runs on) as the classifier sees them: the
+# scored SciERC types as ours, our Phenomenon as SciERC's OtherScientificTerm, both as "Other".
+FEATURE_TYPE = {**SCORED_AS, **{ours: ours for ours in SCORED_AS.values()},
+                "OtherScientificTerm": "Other", "Phenomenon": "Other", "Generic": "Generic"}
 
 
 def pair_features(first: Span, first_type: str, second: Span, second_type: str) -> list[str]:
@@ -108,6 +109,23 @@ class RelationModel:
         probabilities = self.probabilities(features)
         best = int(probabilities.argmax())
         return CLASSES[best], float(probabilities[best])
+
+    def relate(self, first: Span, second: Span, *, threshold: float) -> tuple[Span, str, Span, str, float] | None:
+        """The relation between two mentions of a sentence (``first`` precedes ``second``) as
+        ``(subject, predicate, object, SciERC label, probability)``, or None when the best class
+        is "no relation" or less probable than ``threshold``."""
+        if second.start - first.end > MAX_GAP:
+            return None
+        label, probability = self.predict(pair_features(first, FEATURE_TYPE[first.label_],
+                                                        second, FEATURE_TYPE[second.label_]))
+        if label == "NONE" or probability < threshold:
+            return None
+        scierc, forward = label[:-1], label.endswith(">")
+        subject, obj = (first, second) if forward else (second, first)
+        predicate, inverted = PREDICATE_OF_LABEL[scierc]
+        if inverted:
+            subject, obj = obj, subject
+        return subject, predicate, obj, scierc, round(probability, 3)
 
 
 def train(examples: Iterable[tuple[list[str], str]], *, epochs: int = 4, rate: float = 0.2,

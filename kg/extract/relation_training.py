@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg.extract.relation_model import CLASSES, FEATURE_TYPE, MAX_GAP, MODEL_FILE, RelationModel, pair_features, train
+from kg.extract.scierc.corpus import SciercDoc, read_split
+from kg.metrics import Prf
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span
 
-    from kg.eval.scierc import SciercDoc
 
 def parse(nlp: Language, docs: Sequence[SciercDoc]) -> list[Doc]:
     return list(nlp.pipe((d.text for d in docs), batch_size=32))
@@ -50,7 +51,6 @@ def train_relations(output: Path = MODEL_FILE, *, epochs: int = 4) -> RelationMo
     import spacy
 
     from kg.extract.model import resolve_model
-    from kg.eval.scierc import read_split
 
     nlp = spacy.load(resolve_model(), exclude=["ner"])
     docs = read_split("train")
@@ -63,12 +63,11 @@ def train_relations(output: Path = MODEL_FILE, *, epochs: int = 4) -> RelationMo
     return model
 
 
-def gold_entity_scores(model: RelationModel, split: str = "dev", *, threshold: float = 0.5) -> dict[str, float]:
+def gold_entity_scores(model: RelationModel, split: str = "dev", *, threshold: float = 0.5) -> Prf:
     """Relation P/R/F1 on ``split`` given the annotated mentions (isolates relations from spans)."""
     import spacy
 
     from kg.extract.model import resolve_model
-    from kg.eval.scierc import read_split
 
     nlp = spacy.load(resolve_model(), exclude=["ner"])
     docs = read_split(split)
@@ -83,10 +82,7 @@ def gold_entity_scores(model: RelationModel, split: str = "dev", *, threshold: f
             else:
                 fp += predicted != "NONE"
                 fn += label != "NONE"
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"P": precision, "R": recall, "F1": f1, "tp": tp, "fp": fp, "fn": fn}
+    return Prf(tp, fp, fn)
 
 
 __all__ = ["CLASSES", "gold_entity_scores", "labelled_pairs", "train_relations"]

@@ -19,8 +19,9 @@ X and Y (same type)                        conjunction       CONJUNCTION   0.6
 =========================================  ================  ============  ==========
 
 \\* when Y is a task; a phenomenon has no SciERC label. ``evaluatedOn`` runs from the method
-to the dataset or metric, the reverse of SciERC's EVALUATE-FOR: :data:`SCIERC_INVERTED`
-says so to the benchmark's scorer.
+to the dataset or metric, the reverse of SciERC's EVALUATE-FOR: the SciERC labels and their
+directions are in :mod:`kg.extract.scierc.schema`, which the classifier
+(:mod:`kg.extract.relation_model`) reads.
 """
 from __future__ import annotations
 
@@ -30,9 +31,7 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-RELATIONS_KEY = "kg_relations"
-# Predicates whose SciERC label runs object -> subject.
-SCIERC_INVERTED = frozenset({"evaluatedOn"})
+from kg.extract.records import RELATIONS_KEY
 SYMMETRIC = frozenset({"comparedWith", "conjunction"})
 
 _OUTPERFORM = frozenset({"outperform", "surpass", "beat", "exceed", "outpace", "dominate", "outshine"})
@@ -58,14 +57,6 @@ class Found:
     object: Span
     scierc: str | None
     confidence: float
-
-
-# SciERC's labels as this graph's predicates: (predicate, whether SciERC's direction is reversed).
-PREDICATE_OF_SCIERC = {
-    "USED-FOR": ("usedFor", False), "EVALUATE-FOR": ("evaluatedOn", True), "COMPARE": ("comparedWith", False),
-    "PART-OF": ("partOf", False), "HYPONYM-OF": ("hyponymOf", False), "FEATURE-OF": ("featureOf", False),
-    "CONJUNCTION": ("conjunction", False),
-}
 
 
 @Language.factory("kg_relations", default_config={"threshold": 0.6}, requires=["doc.spans", "token.dep"],
@@ -115,20 +106,8 @@ class RelationFinder:
         return sorted(found.values(), key=lambda r: (r.subject.start, r.object.start, r.predicate))
 
     def _classify(self, first: Span, second: Span) -> Found | None:
-        from kg.extract.relation_model import FEATURE_TYPE, MAX_GAP, pair_features
-
-        if second.start - first.end > MAX_GAP:
-            return None
-        features = pair_features(first, FEATURE_TYPE[first.label_], second, FEATURE_TYPE[second.label_])
-        label, probability = self.model.predict(features)
-        if label == "NONE" or probability < self.threshold:
-            return None
-        scierc, forward = label[:-1], label.endswith(">")
-        subject, obj = (first, second) if forward else (second, first)
-        predicate, reversed_ = PREDICATE_OF_SCIERC[scierc]
-        if reversed_:
-            subject, obj = obj, subject
-        return Found(subject, predicate, obj, scierc, round(probability, 3))
+        found = self.model.relate(first, second, threshold=self.threshold)
+        return None if found is None else Found(*found)
 
     @staticmethod
     def set_annotations(doc: Doc, relations: list[Found]) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import UsageError
+from kg.errors import UsageError, check_whole_number
 from kg.namespace import PREFIXES
 from kg.query.terms import Term, from_oxigraph, from_python, sort_key, to_python
 
@@ -216,7 +216,7 @@ class Result:
         if kind == "SELECT":
             variables = list(result.vars or ())
             bindings = result.bindings
-            keep = len(bindings) if limit is None else _check_limit(limit) + 1
+            keep = len(bindings) if limit is None else check_whole_number("limit", limit, minimum=0) + 1
             rows = [tuple(binding.get(v) for v in variables) for binding in islice(bindings, keep)]
             rows, cut = _cut(rows, limit)
             return cls(columns=tuple(str(v) for v in variables), rows=rows, kind="select", truncated=cut,
@@ -462,16 +462,10 @@ def _a(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
-def _check_limit(limit: int) -> int:
-    if not isinstance(limit, int) or limit < 0:
-        raise ValueError(f"limit must be a non-negative integer, not {limit!r}")
-    return limit
-
-
 def _cut(items: list, limit: int | None) -> tuple[list, bool]:
     if limit is None:
         return items, False
-    _check_limit(limit)
+    check_whole_number("limit", limit, minimum=0)
     if len(items) <= limit:
         return items, False
     return items[:limit], True

@@ -44,10 +44,12 @@ import os
 import re
 import struct
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
+
+from kg.errors import UsageError
+from kg.files import write_atomically
 
 if TYPE_CHECKING:
     from kg.store import Store
@@ -123,19 +125,13 @@ def _read(path: Path, header: dict) -> object:
 
 
 def _write(path: Path, header: dict, value: object) -> None:
+    def write(stream: IO[bytes]) -> None:
+        head = marshal.dumps(header)
+        stream.write(struct.pack(">I", len(head)) + head)
+        stream.write(marshal.dumps(value))
+
     try:
         path.parent.mkdir(exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as stream:
-            head = marshal.dumps(header)
-            stream.write(struct.pack(">I", len(head)) + head)
-            stream.write(marshal.dumps(value))
-        os.chmod(stream.name, 0o666 & ~_umask())
-        os.replace(stream.name, path)
-    except OSError:
+        write_atomically(path, write)
+    except (OSError, UsageError):
         return  # a read-only store directory: answer without caching
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

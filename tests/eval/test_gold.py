@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, run_kg
-
-from kg.eval.gold import DEFAULT_GOLD, score_entities, score_proposed
+from kg.eval.gold import DEFAULT_GOLD, score_named_entities, score_proposed
 
 SHARED_SCORER = DEFAULT_GOLD.parent / "score.py"
 REGRESSION = json.loads((REPO / "tests" / "data" / "gold_regression.json").read_text())
@@ -21,11 +20,11 @@ def test_matching_folds_case_hyphens_articles_and_plurals() -> None:
                   {"name": "CIFAR-10", "aliases": [], "type": "Dataset"}]}
     pred = {"d": [{"label": "The Vision-Transformers", "type": "Method", "proposed": True},
                   {"label": "CIFAR 10", "type": "Method"}]}
-    typed = score_entities(pred, gold, typed=True)
-    untyped = score_entities(pred, gold, typed=False)
+    typed = score_named_entities(pred, gold, typed=True).micro
+    untyped = score_named_entities(pred, gold, typed=False).micro
     assert (typed.tp, typed.fp, typed.fn) == (1, 1, 1)
     assert (untyped.tp, untyped.fp, untyped.fn) == (2, 0, 0)
-    assert score_proposed(pred, gold).f1 == 1.0
+    assert score_proposed(pred, gold).micro.f1 == 1.0
 
 
 @needs_gold

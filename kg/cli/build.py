@@ -1,0 +1,68 @@
+"""`kg build` and `kg extract`: abstracts through the extraction pipeline, into the store or out as JSON lines."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from kg.cli.common import command, options
+from kg.errors import KGError, UsageError
+
+
+@command("build", "build or extend the graph from abstracts (default source: seeds/)")
+def cmd_build(args: argparse.Namespace) -> int:
+    from kg.build.builder import build, print_progress
+
+    sources = args.sources or _default_sources()
+    report = build(sources, store=args.store, model=args.model, workers=args.workers,
+                   skip_bad=args.skip_bad, progress=print_progress)
+    _report_skipped(report.bad)
+    print(report.summary(), file=sys.stderr)
+    return 0
+
+
+@options("build", parents=("nlp",))
+def _build_options(parser: argparse.ArgumentParser) -> None:
+    """Only the shared ones: SOURCE, --workers, --model, --skip-bad."""
+
+
+@command("extract", "print the entities and relations of each abstract as JSON lines (no store)")
+def cmd_extract(args: argparse.Namespace) -> int:
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import iter_source_files, read_documents
+
+    if args.format != "jsonl":
+        raise UsageError(f"unknown extract format {args.format!r}; the only one is jsonl")
+    files = list(iter_source_files(args.sources))
+    bad: list[KGError] = []
+    # Validate everything first so that bad input stops before any output is written.
+    for _ in read_documents(files, on_error=bad.append if args.skip_bad else None):
+        pass
+    extractor = Extractor(model=args.model, profile=args.profile, workers=args.workers)
+    out = sys.stdout
+    for record in extractor.extract(read_documents(files, on_error=lambda _: None)):
+        out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+    out.flush()
+    _report_skipped(bad)
+    return 0
+
+
+@options("extract", parents=("nlp",))
+def _extract_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", default="jsonl", help="output format (jsonl)")
+    parser.add_argument("--profile", choices=("default", "scierc"), default="default",
+                        help="scierc: every typed span, as the SciERC benchmark scores them")
+
+
+def _default_sources() -> list[str]:
+    if Path("seeds").is_dir():
+        return ["seeds"]
+    raise UsageError("give one or more SOURCE files or folders (there is no ./seeds to default to)")
+
+
+def _report_skipped(bad: list[KGError]) -> None:
+    if bad:
+        print(f"kg: skipped {len(bad)} bad record(s):", file=sys.stderr)
+        for err in bad:
+            print(f"  {err}", file=sys.stderr)

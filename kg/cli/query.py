@@ -1,0 +1,83 @@
+"""`kg query`, `kg stats`, `kg validate` and `kg shell`: reading the graph as it is stored."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from kg.cli.common import _open_for_reading, _write_text, add_format_option, command, options
+from kg.errors import UsageError
+
+QUERY_FORMATS = ("table", "csv", "tsv", "json", "xml")
+
+
+@command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
+def cmd_query(args: argparse.Namespace) -> int:
+    from kg.query import render
+
+    if args.file:
+        sparql = _read_query_file(args.file)
+    elif args.sparql:
+        sparql = args.sparql
+    else:
+        raise UsageError("give a SPARQL query, or -f FILE")
+    with _open_for_reading(args) as store:
+        result = store.query(sparql)
+    _write_text(render(result, args.format))
+    return 0
+
+
+@options("query", parents=("reading",))
+def _query_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("sparql", nargs="?", help="the query text")
+    parser.add_argument("-f", "--file", help="read the query from FILE ('-' for stdin)")
+    parser.add_argument("--format", choices=QUERY_FORMATS, default="table")
+
+
+def _read_query_file(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{name}: no such file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"{name}: cannot read the query: {err}") from None
+
+
+@command("stats", "count papers, entities per type, relations and triples")
+def cmd_stats(args: argparse.Namespace) -> int:
+    from kg.explore.stats import collect_stats
+
+    with _open_for_reading(args) as store:
+        stats = collect_stats(store)
+    _write_text(json.dumps(stats.to_json(), indent=2) if args.format == "json" else stats.to_text())
+    return 0
+
+
+@options("stats", parents=("reading",))
+def _stats_options(parser: argparse.ArgumentParser) -> None:
+    add_format_option(parser)
+
+
+@command("validate", "check the graph against the SHACL shapes in ontology/shapes.ttl")
+def cmd_validate(args: argparse.Namespace) -> int:
+    from kg.store.validate import validate
+
+    with _open_for_reading(args) as store:
+        report = validate(store)
+    _write_text(report.text)
+    return 0 if report.conforms else 1
+
+
+@command("shell", "open the interactive query shell")
+def cmd_shell(args: argparse.Namespace) -> int:
+    from shell.app import run_shell
+
+    return run_shell(store=args.store, endpoint=args.endpoint)
+
+
+@options("shell", parents=("reading",))
+def _shell_options(parser: argparse.ArgumentParser) -> None:
+    """Only the shared ones: --store, or --endpoint."""
