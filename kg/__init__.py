@@ -2,12 +2,13 @@
 
 ``kg.open(store)`` gives the Python API (see :mod:`kg.api`); importing ``kg`` is cheap.
 """
+
 from __future__ import annotations
 
 __all__ = ["open"]
 
 
-def open(store=None, *, endpoint=None):  # noqa: A001  (mirrors the CLI's vocabulary: kg.open(store))
+def open(store=None, *, endpoint=None):
     """Open the graph in ``store`` (default ``$KG_STORE`` or ``./.kg``); see :class:`kg.api.KnowledgeGraph`."""
     from kg.api import open_graph
 

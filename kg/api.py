@@ -13,6 +13,7 @@ Examples
 1
 >>> graph.close()
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
     from rdflib import Graph
 
     from kg.build.builder import BuildReport
-    from kg.query.result import Result
     from kg.explore.stats import Stats
+    from kg.query.result import Result
 
 
 class KnowledgeGraph:
@@ -68,8 +69,16 @@ class KnowledgeGraph:
         """Run SPARQL; the Result has ``columns``, ``rows`` and ``to_dataframe()``."""
         return self.store.query(sparql)
 
-    def path(self, source: str, target: str, *, max_hops: int = 4, limit: int = 3,
-             via: Iterable[str] | None = None, through_papers: bool | None = None) -> dict:
+    def path(
+        self,
+        source: str,
+        target: str,
+        *,
+        max_hops: int = 4,
+        limit: int = 3,
+        via: Iterable[str] | None = None,
+        through_papers: bool | None = None,
+    ) -> dict:
         """The shortest paths between two concepts, as ``kg path --format json`` gives them.
 
         The same report as :func:`kg.explore.reports.path_report`, as plain data.
@@ -77,8 +86,16 @@ class KnowledgeGraph:
         from kg.explore.projection import load_projection
         from kg.explore.reports import path_report
 
-        return path_report(load_projection(self.store), self.store, source, target, max_hops=max_hops,
-                           limit=limit, via=via, through_papers=through_papers).to_json()
+        return path_report(
+            load_projection(self.store),
+            self.store,
+            source,
+            target,
+            max_hops=max_hops,
+            limit=limit,
+            via=via,
+            through_papers=through_papers,
+        ).to_json()
 
     def stats(self) -> Stats:
         from kg.explore.stats import collect_stats
@@ -119,5 +136,3 @@ class KnowledgeGraph:
 def open_graph(store: str | os.PathLike[str] | None = None, *, endpoint: str | None = None) -> KnowledgeGraph:
     """Open the graph in ``store`` (default ``$KG_STORE`` or ``./.kg``) or at a SPARQL ``endpoint``."""
     return KnowledgeGraph(store, endpoint=endpoint)
-
-

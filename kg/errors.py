@@ -3,6 +3,7 @@
 The command line turns a :class:`KGError` into one line on stderr and its
 ``exit_status``; anything else is a bug and keeps its traceback.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -119,8 +120,9 @@ class UnknownPredicateError(UsageError):
     "unknown link 'x'; choose from: usedFor, mentions"
     """
 
-    def __init__(self, name: str, *, suggestions: list[str] | tuple[str, ...] = (),
-                 known: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, name: str, *, suggestions: list[str] | tuple[str, ...] = (), known: list[str] | tuple[str, ...] = ()
+    ) -> None:
         self.name = name
         self.suggestions = tuple(suggestions)
         if self.suggestions:

@@ -16,6 +16,7 @@ Traceback (most recent call last):
 ...
 kg.errors.UsageError: .../out.txt/missing/x.txt: no such directory .../out.txt/missing
 """
+
 from __future__ import annotations
 
 import os
@@ -44,7 +45,7 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
         raise UsageError(f"{path}: no such directory {directory}")
     try:
         # Not a with block here: the file must outlive it, to be renamed or removed below.
-        handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{path.name}.", delete=False)  # noqa: SIM115
+        handle = tempfile.NamedTemporaryFile(dir=directory, prefix=f".{path.name}.", delete=False)
     except OSError as err:
         raise UsageError(f"{path}: cannot write: {err.strerror or err}") from None
     try:

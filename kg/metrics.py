@@ -14,6 +14,7 @@ Examples
 >>> score.as_dict(digits=3, short=True)
 {'P': 0.667, 'R': 0.5, 'F1': 0.571, 'tp': 2, 'fp': 1, 'fn': 2}
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Set
@@ -69,8 +70,16 @@ class Prf:
         p, r, f1 = round(self.precision, digits), round(self.recall, digits), round(self.f1, digits)
         if short:
             return {"P": p, "R": r, "F1": f1, "tp": self.tp, "fp": self.fp, "fn": self.fn}
-        return {"precision": p, "recall": r, "f1": f1, "tp": self.tp, "fp": self.fp, "fn": self.fn,
-                "gold": self.gold, "predicted": self.predicted}
+        return {
+            "precision": p,
+            "recall": r,
+            "f1": f1,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "gold": self.gold,
+            "predicted": self.predicted,
+        }
 
 
 @dataclass(frozen=True)
@@ -94,5 +103,7 @@ class Scores:
 
     def as_dict(self, digits: int = 4) -> dict[str, dict]:
         """``{"micro": ..., "per_type": {label: ...}}``, each as :meth:`Prf.as_dict`."""
-        return {"micro": self.micro.as_dict(digits),
-                "per_type": {label: prf.as_dict(digits) for label, prf in self.per_label.items()}}
+        return {
+            "micro": self.micro.as_dict(digits),
+            "per_type": {label: prf.as_dict(digits) for label, prf in self.per_label.items()},
+        }

@@ -13,6 +13,7 @@ Examples
 >>> entity_key("GPT-4")
 'gpt-4'
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,9 @@ _NOT_KEY = re.compile(r"[^\w+.#'-]")
 
 
 # "pre-training" and "pretraining", "multi-modal" and "multimodal" are written both ways.
-_JOINED_PREFIX = re.compile(r"\b(pre|post|re|multi|over|under|non|co|semi|sub|meta|fine)[\u2010-\u2015\u2212_ -](?=[a-z])")
+_JOINED_PREFIX = re.compile(
+    r"\b(pre|post|re|multi|over|under|non|co|semi|sub|meta|fine)[\u2010-\u2015\u2212_ -](?=[a-z])"
+)
 
 
 def fold(text: str) -> str:

@@ -11,6 +11,7 @@ the exit status is 0 when every statement succeeded, else the status of the firs
 (2 for a SPARQL syntax error, an unknown entity or a bad command, 1 for a failure of the
 store or endpoint), as for ``kg query``. The last statement needs no ``;``.
 """
+
 from __future__ import annotations
 
 import sys
@@ -22,16 +23,22 @@ from typing import TextIO, TypeVar
 from kg.errors import KGError
 from kg.store.queries import READY
 from shell.commands import execute
+from shell.input.statements import Statement, StatementReader, split
 from shell.output import Console
 from shell.session import Session
-from shell.input.statements import Statement, StatementReader, split
 
 T = TypeVar("T")
 CANCELLED = 130
 
 
-def run_shell(store: str | None = None, endpoint: str | None = None, *, stdin: TextIO | None = None,
-              stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+def run_shell(
+    store: str | None = None,
+    endpoint: str | None = None,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
     """Open the store (or endpoint) and run the shell, interactively or on piped input.
 
     Parameters
@@ -76,8 +83,10 @@ def interactive(session: Session, console: Console) -> int:
     session.store.query(READY)
     gc.collect()
     prompt = make_prompt(session)
-    console.note(f"abstract-kg shell on {session.location} ({session.store.name} store)\n"
-                 "SPARQL ends with ';'  .help lists the commands  Tab completes  Ctrl-D quits")
+    console.note(
+        f"abstract-kg shell on {session.location} ({session.store.name} store)\n"
+        "SPARQL ends with ';'  .help lists the commands  Tab completes  Ctrl-D quits"
+    )
     while session.running:
         try:
             text = prompt.prompt()

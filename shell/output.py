@@ -20,6 +20,7 @@ Examples
 LINE 1: SELECT * WHERE { ?s ?p
                               ^
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,8 +36,8 @@ from kg.query import render, summary_line
 
 if TYPE_CHECKING:
     from kg.query.result import Result
-    from shell.session import Session
     from shell.input.statements import Statement
+    from shell.session import Session
 
 DEFAULT_PAGER = "less -SRXF"
 MAX_EXPECTED = 8
@@ -189,7 +190,7 @@ def tidy_message(message: str) -> str:
     head = "expected one of "
     if not message.startswith(head):
         return message
-    items = _split_items(message[len(head):])
+    items = _split_items(message[len(head) :])
     sentences = [i for i in items if " " in i and i[:1].isalpha() and not i.isupper()]
     if sentences:
         return sentences[0]
@@ -234,8 +235,8 @@ def caret_lines(source: str, line: int, column: int, *, width: int = 100) -> str
     room = max(width - len(label) - 1, 20)
     if len(source) > room:  # show a window around the column
         start = max(0, len(before) - room // 2)
-        shown = ("…" if start else "") + source[start:start + room]
-        before = ("…" if start else "") + source[start:max(column - 1, 0)]
+        shown = ("…" if start else "") + source[start : start + room]
+        before = ("…" if start else "") + source[start : max(column - 1, 0)]
     else:
         shown = source
     offset = wcswidth(before)

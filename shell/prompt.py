@@ -20,6 +20,7 @@ Ctrl-D
 Ctrl-X Ctrl-E
     Edits the input in ``$EDITOR``.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -35,8 +36,8 @@ from prompt_toolkit.styles import Style
 
 from shell.completion.completer import ShellCompleter
 from shell.input.highlight import ShellLexer
-from shell.session import history_path
 from shell.input.statements import Statement, is_complete
+from shell.session import history_path
 
 if TYPE_CHECKING:
     from shell.session import Session
@@ -44,14 +45,16 @@ if TYPE_CHECKING:
 PROMPT = "kg> "
 CONTINUATION = "...> "
 
-STYLE = Style.from_dict({
-    "bottom-toolbar": "noreverse bg:#303030 #c0c0c0",
-    "bottom-toolbar.key": "bold #ffffff",
-    "completion-menu.completion": "bg:#303030 #e0e0e0",
-    "completion-menu.completion.current": "bg:#5f87af #ffffff",
-    "completion-menu.meta.completion": "bg:#3a3a3a #a8a8a8",
-    "completion-menu.meta.completion.current": "bg:#5f87af #ffffff",
-})
+STYLE = Style.from_dict(
+    {
+        "bottom-toolbar": "noreverse bg:#303030 #c0c0c0",
+        "bottom-toolbar.key": "bold #ffffff",
+        "completion-menu.completion": "bg:#303030 #e0e0e0",
+        "completion-menu.completion.current": "bg:#5f87af #ffffff",
+        "completion-menu.meta.completion": "bg:#3a3a3a #a8a8a8",
+        "completion-menu.meta.completion.current": "bg:#5f87af #ffffff",
+    }
+)
 
 
 def key_bindings() -> KeyBindings:
@@ -115,11 +118,15 @@ def make_prompt(session: Session) -> PromptSession[str]:
     def toolbar() -> list[tuple[str, str]]:
         limit = str(session.limit) if session.limit else "none"
         timing = "on" if session.timing else "off"
-        return [("class:bottom-toolbar", f" {session.location}  format {session.fmt}  limit {limit}  "
-                                          f"timing {timing}  "),
-                ("class:bottom-toolbar.key", "Tab"), ("class:bottom-toolbar", " complete  "),
-                ("class:bottom-toolbar.key", ".help"), ("class:bottom-toolbar", "  "),
-                ("class:bottom-toolbar.key", "Ctrl-D"), ("class:bottom-toolbar", " quit ")]
+        return [
+            ("class:bottom-toolbar", f" {session.location}  format {session.fmt}  limit {limit}  timing {timing}  "),
+            ("class:bottom-toolbar.key", "Tab"),
+            ("class:bottom-toolbar", " complete  "),
+            ("class:bottom-toolbar.key", ".help"),
+            ("class:bottom-toolbar", "  "),
+            ("class:bottom-toolbar.key", "Ctrl-D"),
+            ("class:bottom-toolbar", " quit "),
+        ]
 
     return PromptSession(
         PROMPT,

@@ -9,6 +9,7 @@ Examples
 >>> apply_limit(Result.from_rows(["n"], [(1,)]), 0).truncated  # 0: no limit
 False
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -51,5 +52,6 @@ def apply_limit(result: Result, limit: int) -> Result:
     """``result`` with at most ``limit`` rows (or triples), marked truncated if cut; 0 keeps all."""
     if limit <= 0 or result.kind not in ("select", "graph") or result.count <= limit:
         return result
-    return dataclasses.replace(result, rows=result.rows[:limit], triples=result.triples[:limit],
-                               truncated=True, limit=limit)
+    return dataclasses.replace(
+        result, rows=result.rows[:limit], triples=result.triples[:limit], truncated=True, limit=limit
+    )

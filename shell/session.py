@@ -17,6 +17,7 @@ Examples
 >>> saved.names()
 ['methods']
 """
+
 from __future__ import annotations
 
 import json

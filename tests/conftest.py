@@ -1,5 +1,6 @@
 """Shared fixtures: running the real `kg` command, a small corpus, the seeds graph, and a small graph of
 relations written straight into a store (no NLP)."""
+
 from __future__ import annotations
 
 import json
@@ -29,13 +30,19 @@ Adversarial training suffers from robust overfitting. We propose a new regulariz
 """
 
 
-def run_kg(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-           input: str | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run_kg(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess[str]:
     """Run the installed `kg` console script, as a user would."""
     environment = {k: v for k, v in os.environ.items() if k != "KG_STORE"}
     environment.update(env or {})
-    return subprocess.run([str(KG_SCRIPT), *args], cwd=cwd, env=environment, input=input,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(KG_SCRIPT), *args], cwd=cwd, env=environment, input=input, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture
@@ -115,19 +122,33 @@ ENTITIES = {
     "qa": ("quantum annealing", "Method", []),
 }
 PAPERS = {
-    "p1": ("We use CLIP for zero-shot classification on ImageNet. CLIP reaches high accuracy.",
-           ["clip", "zsc", "imagenet", "accuracy"]),
-    "p2": ("This work presents Adaptive Return-conditioned Policy (ARP), built on CLIP. "
-           "Our ARP effectively mitigates the goal misgeneralization.", ["arp", "clip", "gm"]),
-    "p3": ("Adversarial training suffers from robust overfitting. We also report robust accuracy.",
-           ["at", "ro", "accuracy"]),
+    "p1": (
+        "We use CLIP for zero-shot classification on ImageNet. CLIP reaches high accuracy.",
+        ["clip", "zsc", "imagenet", "accuracy"],
+    ),
+    "p2": (
+        "This work presents Adaptive Return-conditioned Policy (ARP), built on CLIP. "
+        "Our ARP effectively mitigates the goal misgeneralization.",
+        ["arp", "clip", "gm"],
+    ),
+    "p3": (
+        "Adversarial training suffers from robust overfitting. We also report robust accuracy.",
+        ["at", "ro", "accuracy"],
+    ),
     "p4": ("CLIP is used for zero-shot classification.", ["clip", "zsc"]),
     "p5": ("We study quantum annealing.", ["qa"]),
 }
 STATEMENTS = [  # subject, predicate, object, paper, evidence, confidence
     ("clip", "usedFor", "zsc", "p1", "We use CLIP for zero-shot classification on ImageNet.", "0.9"),
     ("zsc", "evaluatedOn", "imagenet", "p1", "We use CLIP for zero-shot classification on ImageNet.", "0.7"),
-    ("clip", "partOf", "arp", "p2", "This work presents Adaptive Return-conditioned Policy (ARP), built on CLIP.", "0.6"),
+    (
+        "clip",
+        "partOf",
+        "arp",
+        "p2",
+        "This work presents Adaptive Return-conditioned Policy (ARP), built on CLIP.",
+        "0.6",
+    ),
     ("arp", "addresses", "gm", "p2", "Our ARP effectively mitigates the goal misgeneralization.", "0.8"),
     ("clip", "usedFor", "zsc", "p4", "CLIP is used for zero-shot classification.", "0.95"),
 ]
@@ -143,22 +164,35 @@ def graph_triples() -> list[tuple]:
     triples: list[tuple] = []
     for key, (label, kind, aliases) in ENTITIES.items():
         node = entity(key)
-        triples += [(node, RDF.type, KG[kind]), (node, RDFS.label, Literal(label)), (node, SKOS.prefLabel, Literal(label))]
+        triples += [
+            (node, RDF.type, KG[kind]),
+            (node, RDFS.label, Literal(label)),
+            (node, SKOS.prefLabel, Literal(label)),
+        ]
         triples += [(node, SKOS.altLabel, Literal(alias)) for alias in aliases]
     for key, (abstract, mentioned) in PAPERS.items():
         paper = paper_iri(key)
-        triples += [(paper, RDF.type, KG.Paper), (paper, DCTERMS.identifier, Literal(key)),
-                    (paper, DCTERMS.title, Literal(f"Paper {key}")), (paper, DCTERMS.abstract, Literal(abstract))]
+        triples += [
+            (paper, RDF.type, KG.Paper),
+            (paper, DCTERMS.identifier, Literal(key)),
+            (paper, DCTERMS.title, Literal(f"Paper {key}")),
+            (paper, DCTERMS.abstract, Literal(abstract)),
+        ]
         triples += [(paper, KG.mentions, entity(e)) for e in mentioned]
     triples.append((paper_iri("p2"), KG.proposes, entity("arp")))
     for number, (subject, predicate, obj, paper, evidence, confidence) in enumerate(STATEMENTS):
         statement = statement_iri(f"s{number}")
-        triples += [(entity(subject), KG[predicate], entity(obj)),
-                    (statement, RDF.type, KG.Statement), (statement, RDF.subject, entity(subject)),
-                    (statement, RDF.predicate, KG[predicate]), (statement, RDF.object, entity(obj)),
-                    (statement, PROV.wasDerivedFrom, paper_iri(paper)), (statement, KG.evidence, Literal(evidence)),
-                    (statement, KG.confidence, Literal(confidence, datatype=XSD.decimal)),
-                    (statement, KG.sciercLabel, Literal("USED-FOR"))]
+        triples += [
+            (entity(subject), KG[predicate], entity(obj)),
+            (statement, RDF.type, KG.Statement),
+            (statement, RDF.subject, entity(subject)),
+            (statement, RDF.predicate, KG[predicate]),
+            (statement, RDF.object, entity(obj)),
+            (statement, PROV.wasDerivedFrom, paper_iri(paper)),
+            (statement, KG.evidence, Literal(evidence)),
+            (statement, KG.confidence, Literal(confidence, datatype=XSD.decimal)),
+            (statement, KG.sciercLabel, Literal("USED-FOR")),
+        ]
     return triples
 
 

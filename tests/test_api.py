@@ -1,4 +1,5 @@
 """The Python API: kg.open(store) for notebooks and scripts."""
+
 from __future__ import annotations
 
 import io
@@ -42,7 +43,10 @@ def test_importing_kg_is_light() -> None:
     import subprocess
     import sys
 
-    code = "import kg, kg.cli, kg.store, kg.query.result, sys; print(sorted(m for m in ('spacy', 'pandas', 'networkx') if m in sys.modules))"
+    code = (
+        "import kg, kg.cli, kg.store, kg.query.result, sys; "
+        "print(sorted(m for m in ('spacy', 'pandas', 'networkx') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -51,7 +55,9 @@ def test_query_command_does_not_import_spacy(small_store: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys, kg.cli; kg.cli.main(['stats', '--store', sys.argv[1]]); "
-            "assert 'spacy' not in sys.modules, 'spacy imported'")
+    code = (
+        "import sys, kg.cli; kg.cli.main(['stats', '--store', sys.argv[1]]); "
+        "assert 'spacy' not in sys.modules, 'spacy imported'"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(small_store)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

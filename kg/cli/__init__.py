@@ -5,6 +5,7 @@ exit with their status (2 for bad usage or input, 1 otherwise); ``--debug`` show
 traceback instead. :mod:`kg.cli.main` builds the parser and dispatches; the commands
 live in one module per group, each command's options beside its handler.
 """
+
 from kg.cli.main import main
 
 __all__ = ["main"]

@@ -1,4 +1,5 @@
 """`kg build` and `kg extract`: abstracts through the extraction pipeline, into the store or out as JSON lines."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     from kg.build.builder import build, print_progress
 
     sources = args.sources or _default_sources()
-    report = build(sources, store=args.store, model=args.model, workers=args.workers,
-                   skip_bad=args.skip_bad, progress=print_progress)
+    report = build(
+        sources,
+        store=args.store,
+        model=args.model,
+        workers=args.workers,
+        skip_bad=args.skip_bad,
+        progress=print_progress,
+    )
     _report_skipped(report.bad)
     print(report.summary(), file=sys.stderr)
     return 0
@@ -51,8 +58,12 @@ def cmd_extract(args: argparse.Namespace) -> int:
 @options("extract", parents=("nlp",))
 def _extract_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="jsonl", help="output format (jsonl)")
-    parser.add_argument("--profile", choices=("default", "scierc"), default="default",
-                        help="scierc: every typed span, as the SciERC benchmark scores them")
+    parser.add_argument(
+        "--profile",
+        choices=("default", "scierc"),
+        default="default",
+        help="scierc: every typed span, as the SciERC benchmark scores them",
+    )
 
 
 def _default_sources() -> list[str]:

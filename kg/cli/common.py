@@ -5,6 +5,7 @@ A command is a handler registered with :func:`command` and, right after it, the 
 declares its options, registered with :func:`options`. Names with a leading underscore are for
 the command modules of :mod:`kg.cli` only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,20 +57,29 @@ def shared_options() -> dict[str, argparse.ArgumentParser]:
     """The option groups several commands take, as argparse parents: ``common`` (every command,
     and ``kg`` itself), ``reading`` (commands that read a graph) and ``nlp`` (commands that extract)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--store", metavar="DIR", default=argparse.SUPPRESS,
-                        help="the graph store directory (default: $KG_STORE or ./.kg)")
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show tracebacks")
+    common.add_argument(
+        "--store",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the graph store directory (default: $KG_STORE or ./.kg)",
+    )
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
     reading = argparse.ArgumentParser(add_help=False)
-    reading.add_argument("--endpoint", metavar="URL", default=argparse.SUPPRESS,
-                         help="query a SPARQL 1.1 endpoint instead of the local store")
+    reading.add_argument(
+        "--endpoint",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="query a SPARQL 1.1 endpoint instead of the local store",
+    )
     nlp = argparse.ArgumentParser(add_help=False)
     nlp.add_argument("sources", nargs="*", metavar="SOURCE", help="a .txt, .jsonl, .csv or .tsv file, or a folder")
     nlp.add_argument("--workers", type=_positive_int, default=1, help="extraction processes (default 1)")
-    nlp.add_argument("--model", default=None,
-                     help="spaCy pipeline (default: $KG_SPACY_MODEL or the installed en_core_web_sm)")
-    nlp.add_argument("--skip-bad", action="store_true",
-                     help="skip bad records and report them, instead of stopping at the first")
+    nlp.add_argument(
+        "--model", default=None, help="spaCy pipeline (default: $KG_SPACY_MODEL or the installed en_core_web_sm)"
+    )
+    nlp.add_argument(
+        "--skip-bad", action="store_true", help="skip bad records and report them, instead of stopping at the first"
+    )
     return {"common": common, "reading": reading, "nlp": nlp}
 
 

@@ -1,4 +1,5 @@
 """`kg eval` and `kg train`: scoring extraction against annotations, and training its models."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 @options("eval")
 def _eval_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("benchmark", choices=("gold", "scierc"))
-    parser.add_argument("--gold", action="append", metavar="FILE",
-                        help="annotated abstracts (gold: default ../shared/gold/dev.json); repeatable")
+    parser.add_argument(
+        "--gold",
+        action="append",
+        metavar="FILE",
+        help="annotated abstracts (gold: default ../shared/gold/dev.json); repeatable",
+    )
     parser.add_argument("--split", default="dev", help="scierc: dev or test (default dev)")
     add_format_option(parser)
     parser.add_argument("--model", default=None, help="spaCy pipeline (see kg build --model)")
@@ -44,8 +49,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         from kg.extract.scierc.training import Settings, train
 
-        settings = Settings(**{name: value for name, value in (("epochs", args.epochs), ("context", args.context))
-                               if value is not None})
+        settings = Settings(
+            **{name: value for name, value in (("epochs", args.epochs), ("context", args.context)) if value is not None}
+        )
         output = train(Path(args.output) if args.output else None, settings=settings, minutes=args.minutes)
     print(f"kg train: wrote {output}", file=sys.stderr)
     return 0
@@ -53,13 +59,28 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 @options("train")
 def _train_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", choices=("scierc", "relations"),
-                        help="scierc: the joint entity and relation model; relations: the default profile's "
-                             "relation classifier (both on SciERC train)")
-    parser.add_argument("--output", metavar="FILE", default=None,
-                        help="where to write the weights (default: the package's own, in kg/models/)")
-    parser.add_argument("--minutes", type=float, default=None,
-                        help="scierc: stop after the epoch that passes this many minutes, keeping the best so far")
+    parser.add_argument(
+        "target",
+        choices=("scierc", "relations"),
+        help="scierc: the joint entity and relation model; relations: the default profile's "
+        "relation classifier (both on SciERC train)",
+    )
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        default=None,
+        help="where to write the weights (default: the package's own, in kg/models/)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="scierc: stop after the epoch that passes this many minutes, keeping the best so far",
+    )
     parser.add_argument("--epochs", type=int, default=None, help="scierc: epochs (default 10)")
-    parser.add_argument("--context", type=int, default=None,
-                        help="scierc: word pieces of the neighbouring sentences read on each side (default 0)")
+    parser.add_argument(
+        "--context",
+        type=int,
+        default=None,
+        help="scierc: word pieces of the neighbouring sentences read on each side (default 0)",
+    )

@@ -1,5 +1,6 @@
 """`kg describe`, and exploring connections: `kg path`, `neighbors`, `related`, `central`,
 `communities` and `viz` (kg.explore's reports, printed as text or JSON)."""
+
 from __future__ import annotations
 
 import argparse
@@ -31,46 +32,67 @@ def _describe_options(parser: argparse.ArgumentParser) -> None:
 
 # --- exploring connections -------------------------------------------------------------------
 
+
 @command("path", "the shortest chains of links between two concepts, each hop with its evidence")
 def cmd_path(args: argparse.Namespace) -> int:
-    from kg.explore.text import render_path
     from kg.explore.reports import path_report
+    from kg.explore.text import render_path
 
     with _open_for_reading(args) as store:
-        report = path_report(_projection(store), store, args.source, args.target, max_hops=args.max_hops,
-                             limit=args.limit, via=_names(args.via), through_papers=args.papers)
+        report = path_report(
+            _projection(store),
+            store,
+            args.source,
+            args.target,
+            max_hops=args.max_hops,
+            limit=args.limit,
+            via=_names(args.via),
+            through_papers=args.papers,
+        )
     _write_report(report, render_path, args.format)
     return 0
 
 
 @command("neighbors", "the concepts within N links of a concept, nearest and best-linked first")
 def cmd_neighbors(args: argparse.Namespace) -> int:
-    from kg.explore.text import render_neighbors
     from kg.explore.reports import neighbors_report
+    from kg.explore.text import render_neighbors
 
     with _open_for_reading(args) as store:
-        report = neighbors_report(_projection(store), args.concept, hops=args.hops, limit=args.limit or None,
-                                  via=_names(args.via), through_papers=args.papers)
+        report = neighbors_report(
+            _projection(store),
+            args.concept,
+            hops=args.hops,
+            limit=args.limit or None,
+            via=_names(args.via),
+            through_papers=args.papers,
+        )
     _write_report(report, render_neighbors, args.format)
     return 0
 
 
 @command("related", "the concepts most associated with a concept, and likely links not made yet")
 def cmd_related(args: argparse.Namespace) -> int:
-    from kg.explore.text import render_related
     from kg.explore.reports import related_report
+    from kg.explore.text import render_related
 
     with _open_for_reading(args) as store:
-        report = related_report(_projection(store), args.concept, measure=args.measure, types=_names(args.type),
-                                limit=args.limit, predictions=args.predict)
+        report = related_report(
+            _projection(store),
+            args.concept,
+            measure=args.measure,
+            types=_names(args.type),
+            limit=args.limit,
+            predictions=args.predict,
+        )
     _write_report(report, render_related, args.format)
     return 0
 
 
 @command("central", "the most central concepts of each type, by degree or PageRank")
 def cmd_central(args: argparse.Namespace) -> int:
-    from kg.explore.text import render_central
     from kg.explore.reports import central_report
+    from kg.explore.text import render_central
 
     with _open_for_reading(args) as store:
         report = central_report(_projection(store), store, by=args.by, types=_names(args.type), limit=args.limit)
@@ -80,24 +102,32 @@ def cmd_central(args: argparse.Namespace) -> int:
 
 @command("communities", "clusters of concepts that occur together (Louvain), named by their top concepts")
 def cmd_communities(args: argparse.Namespace) -> int:
-    from kg.explore.text import render_communities
     from kg.explore.reports import communities_report
+    from kg.explore.text import render_communities
 
     with _open_for_reading(args) as store:
-        report = communities_report(_projection(store), store, resolution=args.resolution,
-                                    min_size=args.min_size, limit=args.limit or None)
+        report = communities_report(
+            _projection(store), store, resolution=args.resolution, min_size=args.min_size, limit=args.limit or None
+        )
     _write_report(report, render_communities, args.format)
     return 0
 
 
 @command("viz", "write an interactive HTML view of a concept's neighbourhood")
 def cmd_viz(args: argparse.Namespace) -> int:
-    from kg.export import write_atomically
     from kg.explore.viz import neighbors_view, render_html
+    from kg.export import write_atomically
 
     with _open_for_reading(args) as store:
-        view = neighbors_view(_projection(store), store, args.concept, hops=args.hops, limit=args.limit,
-                                  via=_names(args.via), through_papers=args.papers)
+        view = neighbors_view(
+            _projection(store),
+            store,
+            args.concept,
+            hops=args.hops,
+            limit=args.limit,
+            via=_names(args.via),
+            through_papers=args.papers,
+        )
     html = render_html(view).encode("utf-8")
     if args.output in (None, "-"):
         sys.stdout.buffer.write(html)
@@ -122,26 +152,40 @@ def _names(values: list[str] | None) -> list[str] | None:
 
 def _write_report(report: Any, render_text: Callable[[Any], str], output_format: str) -> None:
     """``report.to_json()`` as JSON, or ``render_text(report)``."""
-    _write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=2) if output_format == "json"
-                else render_text(report))
+    _write_text(
+        json.dumps(report.to_json(), ensure_ascii=False, indent=2) if output_format == "json" else render_text(report)
+    )
 
 
 # --- their options -----------------------------------------------------------------------------
 
+
 def _add_links(parser: argparse.ArgumentParser) -> None:
     """Which links a walk through the graph may follow."""
-    parser.add_argument("--via", action="append", metavar="LINK",
-                        help="follow only these relations (comma-separated or repeated: usedFor, evaluatedOn, "
-                             "comparedWith, outperforms, addresses, partOf, hyponymOf, featureOf, conjunction; "
-                             "mentions = through papers)")
-    parser.add_argument("--papers", action=argparse.BooleanOptionalAction, default=None,
-                        help="may links pass through papers (two concepts mentioned by one paper)? "
-                             "(default: yes, unless --via leaves out mentions)")
+    parser.add_argument(
+        "--via",
+        action="append",
+        metavar="LINK",
+        help="follow only these relations (comma-separated or repeated: usedFor, evaluatedOn, "
+        "comparedWith, outperforms, addresses, partOf, hyponymOf, featureOf, conjunction; "
+        "mentions = through papers)",
+    )
+    parser.add_argument(
+        "--papers",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="may links pass through papers (two concepts mentioned by one paper)? "
+        "(default: yes, unless --via leaves out mentions)",
+    )
 
 
 def _add_types(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--type", action="append", metavar="TYPE",
-                        help="only concepts of this type (Method, Dataset, Task, Metric, Phenomenon; repeatable)")
+    parser.add_argument(
+        "--type",
+        action="append",
+        metavar="TYPE",
+        help="only concepts of this type (Method, Dataset, Task, Metric, Phenomenon; repeatable)",
+    )
 
 
 @options("path", parents=("reading",))
@@ -168,11 +212,20 @@ def _related_options(parser: argparse.ArgumentParser) -> None:
     add_format_option(parser)
     _add_types(parser)
     parser.add_argument("concept", metavar="X", help="a concept: label, alias or IRI")
-    parser.add_argument("--measure", choices=("jaccard", "pmi", "npmi"), default="jaccard",
-                        help="co-occurrence score over papers (default jaccard)")
+    parser.add_argument(
+        "--measure",
+        choices=("jaccard", "pmi", "npmi"),
+        default="jaccard",
+        help="co-occurrence score over papers (default jaccard)",
+    )
     parser.add_argument("--limit", type=_positive_int, default=10, help="associated concepts shown (default 10)")
-    parser.add_argument("--predict", type=_count, default=5, metavar="K",
-                        help="also K concepts not linked yet, by Adamic-Adar (default 5; 0: none)")
+    parser.add_argument(
+        "--predict",
+        type=_count,
+        default=5,
+        metavar="K",
+        help="also K concepts not linked yet, by Adamic-Adar (default 5; 0: none)",
+    )
 
 
 @options("central", parents=("reading",))
@@ -186,8 +239,12 @@ def _central_options(parser: argparse.ArgumentParser) -> None:
 @options("communities", parents=("reading",))
 def _communities_options(parser: argparse.ArgumentParser) -> None:
     add_format_option(parser)
-    parser.add_argument("--resolution", type=float, default=1.0,
-                        help="Louvain resolution: above 1 gives smaller communities (default 1)")
+    parser.add_argument(
+        "--resolution",
+        type=float,
+        default=1.0,
+        help="Louvain resolution: above 1 gives smaller communities (default 1)",
+    )
     parser.add_argument("--min-size", type=_positive_int, default=3, help="smallest community shown (default 3)")
     parser.add_argument("--limit", type=_count, default=10, help="communities shown (default 10; 0: all)")
 

@@ -1,4 +1,5 @@
 """`kg export`: the graph in an RDF format, or its projection in a graph format, to a file or stdout."""
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 @options("export")
 def _export_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", default=None,
-                        help="ttl, nt, nq, trig, jsonld, xml, graphml, gexf, csv (default: from -o, else ttl)")
+    parser.add_argument(
+        "--format", default=None, help="ttl, nt, nq, trig, jsonld, xml, graphml, gexf, csv (default: from -o, else ttl)"
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: stdout)")
 
 

@@ -10,6 +10,7 @@ module              commands
 ``export``          export
 ==================  ====================================================
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,21 +22,40 @@ from kg.cli.common import COMMANDS, shared_options
 from kg.errors import KGError
 
 # The order `kg --help` lists the commands in; a new command adds its name here.
-ORDER = ("build", "extract", "eval", "train", "query", "stats", "export", "validate", "describe",
-         "path", "neighbors", "related", "central", "communities", "viz", "shell")
+ORDER = (
+    "build",
+    "extract",
+    "eval",
+    "train",
+    "query",
+    "stats",
+    "export",
+    "validate",
+    "describe",
+    "path",
+    "neighbors",
+    "related",
+    "central",
+    "communities",
+    "viz",
+    "shell",
+)
 
 
 def make_parser() -> argparse.ArgumentParser:
     shared = shared_options()
     parser = argparse.ArgumentParser(
-        prog="kg", parents=[shared["common"]],
-        description="Build and explore a knowledge graph of machine-learning research from paper abstracts.")
+        prog="kg",
+        parents=[shared["common"]],
+        description="Build and explore a knowledge graph of machine-learning research from paper abstracts.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in sorted(COMMANDS, key=ORDER.index):
         spec = COMMANDS[name]
-        command = sub.add_parser(name, parents=[shared["common"], *(shared[group] for group in spec.parents)],
-                                 help=spec.help)
+        command = sub.add_parser(
+            name, parents=[shared["common"], *(shared[group] for group in spec.parents)], help=spec.help
+        )
         if spec.options is not None:
             spec.options(command)
     return parser

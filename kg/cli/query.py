@@ -1,4 +1,5 @@
 """`kg query`, `kg stats`, `kg validate` and `kg shell`: reading the graph as it is stored."""
+
 from __future__ import annotations
 
 import argparse

@@ -3,6 +3,7 @@ in the same process, because this machine is shared and absolute times are noisy
 
     python -m kg.eval.bench [NAME ...]      run all benchmarks, or the named ones
 """
+
 from __future__ import annotations
 
 import sys
@@ -52,7 +53,11 @@ def bench_build() -> list[tuple[str, str, bool | None]]:
         ("abstracts (distinct)", f"{len(texts)}", None),
         ("stock en_core_web_sm, all components, one pass", f"{reference:.2f} s", None),
         ("kg build, first (default settings)", f"{first.seconds:.2f} s", None),
-        ("kg build, again over unchanged sources", f"{second.seconds:.2f} s ({second.added} triples added)", second.added == 0),
+        (
+            "kg build, again over unchanged sources",
+            f"{second.seconds:.2f} s ({second.added} triples added)",
+            second.added == 0,
+        ),
         ("rebuild / first build (target < 0.20)", f"{rebuild_ratio:.3f}", rebuild_ratio < 0.2),
         ("first build / stock pipeline pass (target <= 1.00)", f"{speed_ratio:.2f}", speed_ratio <= 1.0),
     ]

@@ -12,6 +12,7 @@ its entities, and a relation with its statement for one paper in five. It then t
 
 and prints the figures. Nothing here is asserted: the figures are for reading.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +47,13 @@ def synthetic_quads(papers: int, entities: int, mentions: int, seed: int) -> Ite
     type_of = [rng.choice(kinds) for _ in range(entities)]
     labels = [f"{kind.lower()} {number}" for number, kind in enumerate(type_of)]
     nodes = [iri(entity_iri(f"{kind.lower()}-{number}")) for number, kind in enumerate(type_of)]
-    a, label, pref, mention, propose = iri(RDF.type), iri(RDFS.label), iri(SKOS.prefLabel), iri(KG.mentions), iri(KG.proposes)
+    a, label, pref, mention, propose = (
+        iri(RDF.type),
+        iri(RDFS.label),
+        iri(SKOS.prefLabel),
+        iri(KG.mentions),
+        iri(KG.proposes),
+    )
     for number, node in enumerate(nodes):
         yield ox.Quad(node, a, iri(KG[type_of[number]]))
         yield ox.Quad(node, label, ox.Literal(labels[number]))
@@ -55,13 +62,20 @@ def synthetic_quads(papers: int, entities: int, mentions: int, seed: int) -> Ite
     rng.shuffle(popularity)  # popularity rank is independent of type and number
     weights = [1.0 / (rank + 1) ** ZIPF_EXPONENT for rank in popularity]
     subject, predicate, obj = iri(RDF.subject), iri(RDF.predicate), iri(RDF.object)
-    statement, derived, evidence, confidence = iri(KG.Statement), iri(PROV.wasDerivedFrom), iri(KG.evidence), iri(KG.confidence)
+    statement, derived, evidence, confidence = (
+        iri(KG.Statement),
+        iri(PROV.wasDerivedFrom),
+        iri(KG.evidence),
+        iri(KG.confidence),
+    )
     for number in range(papers):
         paper = iri(paper_iri(f"synthetic-{number}"))
-        chosen = list(dict.fromkeys(rng.choices(range(entities), weights=weights, k=rng.randint(mentions - 3, mentions + 3))))
+        chosen = list(
+            dict.fromkeys(rng.choices(range(entities), weights=weights, k=rng.randint(mentions - 3, mentions + 3)))
+        )
         names = [labels[e] for e in chosen]
         sentences = [f"We propose {names[0]}."]
-        sentences += [f"We apply {' and '.join(names[i:i + 2])} to this problem." for i in range(1, len(names), 2)]
+        sentences += [f"We apply {' and '.join(names[i : i + 2])} to this problem." for i in range(1, len(names), 2)]
         yield ox.Quad(paper, a, iri(KG.Paper))
         yield ox.Quad(paper, iri(DCTERMS.identifier), ox.Literal(f"synthetic-{number}"))
         yield ox.Quad(paper, iri(DCTERMS.title), ox.Literal(f"Synthetic paper {number} on {names[0]}"))
@@ -99,8 +113,10 @@ def timed(action: Callable[[], object]) -> float:
 def summary(seconds: list[float]) -> str:
     ordered = sorted(seconds)
     p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-    return (f"median {statistics.median(ordered) * 1000:7.1f} ms   p90 {p90 * 1000:7.1f} ms   "
-            f"max {ordered[-1] * 1000:7.1f} ms   (n={len(ordered)})")
+    return (
+        f"median {statistics.median(ordered) * 1000:7.1f} ms   p90 {p90 * 1000:7.1f} ms   "
+        f"max {ordered[-1] * 1000:7.1f} ms   (n={len(ordered)})"
+    )
 
 
 def run(store: Path, *, queries: int, processes: int, seed: int) -> None:
@@ -113,25 +129,40 @@ def run(store: Path, *, queries: int, processes: int, seed: int) -> None:
     cache_file.unlink(missing_ok=True)
     with open_store(store) as opened:
         print(f"projection, built from the store   {timed(lambda: load_projection(opened)):8.2f} s  (and cached)")
-        print(f"projection, loaded from the cache  {timed(lambda: load_projection(opened)):8.3f} s  "
-              f"({cache_file.stat().st_size / 1e6:.0f} MB)")
+        print(
+            f"projection, loaded from the cache  {timed(lambda: load_projection(opened)):8.3f} s  "
+            f"({cache_file.stat().st_size / 1e6:.0f} MB)"
+        )
         graph: Projection = load_projection(opened)
     sizes = sorted(((len(p), e) for e, p in enumerate(graph.papers_of)), reverse=True)
-    print(f"graph: {len(graph.papers)} papers, {len(graph)} entities, "
-          f"{sum(len(m) for m in graph.entities_of)} mentions, {len(graph.relations)} relations; "
-          f"most mentioned entity in {sizes[0][0]} papers, median {sizes[len(sizes) // 2][0]}")
+    print(
+        f"graph: {len(graph.papers)} papers, {len(graph)} entities, "
+        f"{sum(len(m) for m in graph.entities_of)} mentions, {len(graph.relations)} relations; "
+        f"most mentioned entity in {sizes[0][0]} papers, median {sizes[len(sizes) // 2][0]}"
+    )
     pairs = [tuple(rng.sample(graph.entities, 2)) for _ in range(queries)]
     hub = graph.entities[sizes[0][1]]
     print("\nin process (projection loaded)")
-    print("  path A B (limit 3, max 4 hops)       ", summary([timed(lambda: shortest_paths(graph, a, b)) for a, b in pairs]))
-    print("  path A B (limit 1)                   ",
-          summary([timed(lambda: shortest_paths(graph, a, b, limit=1)) for a, b in pairs]))
-    print("  path hub B (limit 3)                 ",
-          summary([timed(lambda: shortest_paths(graph, hub, b)) for _, b in pairs[:max(3, queries // 4)]]))
-    print("  neighbors X --hops 1 (limit 20)      ",
-          summary([timed(lambda: neighbors(graph, a, hops=1, limit=20)) for a, _ in pairs]))
-    print("  neighbors X --hops 2 (limit 20)      ",
-          summary([timed(lambda: neighbors(graph, a, hops=2, limit=20)) for a, _ in pairs]))
+    print(
+        "  path A B (limit 3, max 4 hops)       ",
+        summary([timed(lambda: shortest_paths(graph, a, b)) for a, b in pairs]),
+    )
+    print(
+        "  path A B (limit 1)                   ",
+        summary([timed(lambda: shortest_paths(graph, a, b, limit=1)) for a, b in pairs]),
+    )
+    print(
+        "  path hub B (limit 3)                 ",
+        summary([timed(lambda: shortest_paths(graph, hub, b)) for _, b in pairs[: max(3, queries // 4)]]),
+    )
+    print(
+        "  neighbors X --hops 1 (limit 20)      ",
+        summary([timed(lambda: neighbors(graph, a, hops=1, limit=20)) for a, _ in pairs]),
+    )
+    print(
+        "  neighbors X --hops 2 (limit 20)      ",
+        summary([timed(lambda: neighbors(graph, a, hops=2, limit=20)) for a, _ in pairs]),
+    )
     print("  neighbors hub --hops 1 (limit 20)    ", summary([timed(lambda: neighbors(graph, hub, hops=1, limit=20))]))
     print("  neighbors hub --hops 2 (limit 20)    ", summary([timed(lambda: neighbors(graph, hub, hops=2, limit=20))]))
 
@@ -142,12 +173,21 @@ def run(store: Path, *, queries: int, processes: int, seed: int) -> None:
         return timed(lambda: subprocess.run([kg, *args, "--store", str(store)], check=True, capture_output=True))
 
     print(f"\nwhole processes ({Path(kg).name} ..., projection cached)")
-    print("  kg path A B                          ", summary([cli("path", label(a), label(b)) for a, b in pairs[:processes]]))
-    print("  kg path A B --format json            ",
-          summary([cli("path", label(a), label(b), "--format", "json") for a, b in pairs[:processes]]))
-    print("  kg neighbors X                       ", summary([cli("neighbors", label(a)) for a, _ in pairs[:processes]]))
-    print("  kg neighbors X --hops 2              ",
-          summary([cli("neighbors", label(a), "--hops", "2") for a, _ in pairs[:processes]]))
+    print(
+        "  kg path A B                          ",
+        summary([cli("path", label(a), label(b)) for a, b in pairs[:processes]]),
+    )
+    print(
+        "  kg path A B --format json            ",
+        summary([cli("path", label(a), label(b), "--format", "json") for a, b in pairs[:processes]]),
+    )
+    print(
+        "  kg neighbors X                       ", summary([cli("neighbors", label(a)) for a, _ in pairs[:processes]])
+    )
+    print(
+        "  kg neighbors X --hops 2              ",
+        summary([cli("neighbors", label(a), "--hops", "2") for a, _ in pairs[:processes]]),
+    )
     print("  kg path hub B                        ", summary([cli("path", label(hub), label(b)) for _, b in pairs[:3]]))
     print("  kg neighbors hub --hops 2            ", summary([cli("neighbors", label(hub), "--hops", "2")]))
 
@@ -167,8 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (store / "oxigraph").exists():
             print(f"writing a synthetic store of {args.papers} papers, {args.entities} entities to {store} ...")
-            seconds = timed(lambda: write_synthetic_store(store, papers=args.papers, entities=args.entities,
-                                                          mentions=args.mentions, seed=args.seed))
+            seconds = timed(
+                lambda: write_synthetic_store(
+                    store, papers=args.papers, entities=args.entities, mentions=args.mentions, seed=args.seed
+                )
+            )
             print(f"written in {seconds:.1f} s")
         run(store, queries=args.queries, processes=args.processes, seed=args.seed)
     finally:

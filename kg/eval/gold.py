@@ -14,6 +14,7 @@ Examples
 >>> score.tp, score.fp, score.fn, round(score.f1, 3)
 (1, 1, 0, 0.667)
 """
+
 from __future__ import annotations
 
 import json
@@ -68,8 +69,14 @@ def score_named_entities(predicted: Mapping[str, list], gold: Mapping[str, list]
         used: set[int] = set()
         for g in gold_entities:
             wanted = _names(g, "name")
-            hit = next((i for i, p in enumerate(candidates) if i not in used
-                        and (not typed or p.get("type") == g["type"]) and wanted & _names(p, "label")), None)
+            hit = next(
+                (
+                    i
+                    for i, p in enumerate(candidates)
+                    if i not in used and (not typed or p.get("type") == g["type"]) and wanted & _names(p, "label")
+                ),
+                None,
+            )
             if hit is None:
                 count(g["type"], Prf(fn=1))
             else:
@@ -120,19 +127,29 @@ class GoldEvaluation:
     proposed: Scores
 
     def to_json(self) -> dict:
-        return {"docs": self.documents, "typed": _as_json(self.typed), "untyped": _as_json(self.untyped),
-                "proposed": _as_json(self.proposed)}
+        return {
+            "docs": self.documents,
+            "typed": _as_json(self.typed),
+            "untyped": _as_json(self.untyped),
+            "proposed": _as_json(self.proposed),
+        }
 
     def to_text(self) -> str:
-        lines = [f"gold: {self.documents} annotated abstracts; entities that deserve a node",
-                 "", f"{'typed':<14}{'P':>7}{'R':>7}{'F1':>7}{'tp':>6}{'fp':>6}{'fn':>6}"]
+        lines = [
+            f"gold: {self.documents} annotated abstracts; entities that deserve a node",
+            "",
+            f"{'typed':<14}{'P':>7}{'R':>7}{'F1':>7}{'tp':>6}{'fp':>6}{'fn':>6}",
+        ]
         for name, row in _as_json(self.typed)["per_type"].items():
-            lines.append(f"  {name:<12}{row['P']:7.3f}{row['R']:7.3f}{row['F1']:7.3f}"
-                         f"{row['tp']:6d}{row['fp']:6d}{row['fn']:6d}")
+            lines.append(
+                f"  {name:<12}{row['P']:7.3f}{row['R']:7.3f}{row['F1']:7.3f}{row['tp']:6d}{row['fp']:6d}{row['fn']:6d}"
+            )
         for name, scores in (("typed", self.typed), ("untyped", self.untyped), ("proposed", self.proposed)):
             score = scores.micro
-            lines.append(f"  {name:<12}{score.precision:7.3f}{score.recall:7.3f}{score.f1:7.3f}"
-                         f"{score.tp:6d}{score.fp:6d}{score.fn:6d}")
+            lines.append(
+                f"  {name:<12}{score.precision:7.3f}{score.recall:7.3f}{score.f1:7.3f}"
+                f"{score.tp:6d}{score.fp:6d}{score.fn:6d}"
+            )
         return "\n".join(lines)
 
 
@@ -142,12 +159,17 @@ def evaluate_gold(paths: Iterable[str | Path] = (DEFAULT_GOLD,), *, model: str |
     extractor = Extractor(model=model)
     documents = [Document(id=doc_id, text=text, source=f"gold:{doc_id}") for doc_id, text in texts.items()]
     predicted = {r.id: [e.to_json() for e in r.entities] for r in extractor.extract(documents)}
-    return GoldEvaluation(documents=len(gold), typed=score_named_entities(predicted, gold, typed=True),
-                          untyped=score_named_entities(predicted, gold, typed=False),
-                          proposed=score_proposed(predicted, gold))
+    return GoldEvaluation(
+        documents=len(gold),
+        typed=score_named_entities(predicted, gold, typed=True),
+        untyped=score_named_entities(predicted, gold, typed=False),
+        proposed=score_proposed(predicted, gold),
+    )
 
 
 def _as_json(scores: Scores) -> dict:
     """The annotation scorer's layout: the figures to 3 places, then the types in name order."""
-    return {**scores.micro.as_dict(3, short=True),
-            "per_type": {name: prf.as_dict(3, short=True) for name, prf in sorted(scores.per_label.items())}}
+    return {
+        **scores.micro.as_dict(3, short=True),
+        "per_type": {name: prf.as_dict(3, short=True) for name, prf in sorted(scores.per_label.items())},
+    }

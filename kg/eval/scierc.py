@@ -14,6 +14,7 @@ Examples
 >>> score_entity_spans([{(7, 11, 'Method'), (0, 2, 'Task')}], [doc.gold_entities()]).micro.f1
 0.6666666666666666
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -30,8 +31,9 @@ from kg.metrics import Prf, Scores
 __all__ = ["Evaluation", "evaluate", "predictions_from_record", "score_entity_spans", "score_relation_spans"]
 
 
-def score_entity_spans(predicted: Iterable[set[EntitySpan]], gold: Iterable[set[EntitySpan]],
-                       types: Sequence[str] = SCORED_TYPES) -> Scores:
+def score_entity_spans(
+    predicted: Iterable[set[EntitySpan]], gold: Iterable[set[EntitySpan]], types: Sequence[str] = SCORED_TYPES
+) -> Scores:
     """Exact-span, exact-type scores over paired documents; spans of other types are ignored on both sides.
 
     >>> s = score_entity_spans([{(0, 5, "Task"), (9, 12, "Dataset")}], [{(0, 5, "Method"), (9, 12, "Dataset")}])
@@ -41,8 +43,9 @@ def score_entity_spans(predicted: Iterable[set[EntitySpan]], gold: Iterable[set[
     return _score_by_label(predicted, gold, types, label_of=lambda span: span[2])
 
 
-def score_relation_spans(predicted: Iterable[set[RelationTuple]], gold: Iterable[set[RelationTuple]],
-                         labels: Sequence[str] = RELATION_LABELS) -> Scores:
+def score_relation_spans(
+    predicted: Iterable[set[RelationTuple]], gold: Iterable[set[RelationTuple]], labels: Sequence[str] = RELATION_LABELS
+) -> Scores:
     """A relation counts when both argument spans (exact characters, in order) and the label match.
 
     >>> predicted = [{(0, 3, 8, 12, "USED-FOR"), (8, 12, 0, 3, "COMPARE")}]
@@ -52,21 +55,27 @@ def score_relation_spans(predicted: Iterable[set[RelationTuple]], gold: Iterable
     return _score_by_label(predicted, gold, labels, label_of=lambda relation: relation[4])
 
 
-def _score_by_label(predicted: Iterable[set], gold: Iterable[set], labels: Sequence[str],
-                    label_of: Callable[[Any], str]) -> Scores:
+def _score_by_label(
+    predicted: Iterable[set], gold: Iterable[set], labels: Sequence[str], label_of: Callable[[Any], str]
+) -> Scores:
     per_label = dict.fromkeys(labels, Prf())
     for predicted_set, gold_set in zip(predicted, gold, strict=True):
         for label in labels:
-            per_label[label] += Prf.of({item for item in predicted_set if label_of(item) == label},
-                                       {item for item in gold_set if label_of(item) == label})
+            per_label[label] += Prf.of(
+                {item for item in predicted_set if label_of(item) == label},
+                {item for item in gold_set if label_of(item) == label},
+            )
     return Scores.from_labels(per_label)
 
 
 def predictions_from_record(record: Mapping[str, Any]) -> tuple[set[EntitySpan], set[RelationTuple]]:
     """The scored spans of one ``kg extract`` JSON object: every mention with its entity's SciERC
     type as ours (or, without one, its entity's type), and every relation that carries a ``scierc`` label."""
-    entities = {(m["start"], m["end"], SCORED_AS.get(e["scierc"], "") if "scierc" in e else e["type"])
-                for e in record.get("entities", ()) for m in e["mentions"]}
+    entities = {
+        (m["start"], m["end"], SCORED_AS.get(e["scierc"], "") if "scierc" in e else e["type"])
+        for e in record.get("entities", ())
+        for m in e["mentions"]
+    }
     relations = set()
     for r in record.get("relations", ()):
         if r.get("scierc"):
@@ -85,8 +94,12 @@ class Evaluation:
     relations: Scores
 
     def to_json(self) -> dict[str, Any]:
-        return {"split": self.split, "documents": self.documents,
-                "entities": self.entities.as_dict(), "relations": self.relations.as_dict()}
+        return {
+            "split": self.split,
+            "documents": self.documents,
+            "entities": self.entities.as_dict(),
+            "relations": self.relations.as_dict(),
+        }
 
     def to_text(self) -> str:
         lines = [f"SciERC {self.split}: {self.documents} documents; exact character span + type"]
@@ -95,13 +108,15 @@ class Evaluation:
             lines.append(f"{title:<14}{'P':>7}{'R':>7}{'F1':>7}{'gold':>7}{'pred':>7}")
             rows = [*scores.per_label.items(), ("micro", scores.micro)]
             for label, prf in rows:
-                lines.append(f"  {label:<12}{prf.precision:7.3f}{prf.recall:7.3f}{prf.f1:7.3f}"
-                             f"{prf.gold:7d}{prf.predicted:7d}")
+                lines.append(
+                    f"  {label:<12}{prf.precision:7.3f}{prf.recall:7.3f}{prf.f1:7.3f}{prf.gold:7d}{prf.predicted:7d}"
+                )
         return "\n".join(lines)
 
 
-def iter_predictions(docs: Sequence[SciercDoc], extractor: Extractor | None = None,
-                     model: str | None = None) -> Iterator[dict[str, Any]]:
+def iter_predictions(
+    docs: Sequence[SciercDoc], extractor: Extractor | None = None, model: str | None = None
+) -> Iterator[dict[str, Any]]:
     """``kg extract --profile scierc`` JSON objects for ``docs``, through the same :class:`Extractor`."""
     extractor = extractor or Extractor(model=model, profile="scierc")
     documents = [Document(id=d.doc_key, text=d.text, source=f"scierc:{i + 1}") for i, d in enumerate(docs)]
@@ -109,8 +124,9 @@ def iter_predictions(docs: Sequence[SciercDoc], extractor: Extractor | None = No
         yield record.to_json()
 
 
-def evaluate(split: str = "dev", *, model: str | None = None, extractor: Extractor | None = None,
-             directory: Path | None = None) -> Evaluation:
+def evaluate(
+    split: str = "dev", *, model: str | None = None, extractor: Extractor | None = None, directory: Path | None = None
+) -> Evaluation:
     """Run ``kg extract --profile scierc`` (spaCy pipeline ``model``, or a given ``extractor``)
     over a SciERC split and score it."""
     docs = read_split(split, directory)
@@ -120,7 +136,8 @@ def evaluate(split: str = "dev", *, model: str | None = None, extractor: Extract
         predicted_entities.append(entities)
         predicted_relations.append(relations)
     return Evaluation(
-        split=str(split), documents=len(docs),
+        split=str(split),
+        documents=len(docs),
         entities=score_entity_spans(predicted_entities, [d.gold_entities() for d in docs]),
         relations=score_relation_spans(predicted_relations, [d.gold_relations() for d in docs]),
     )

@@ -18,14 +18,15 @@ Examples
 >>> [node for node, _ in top], round(sum(score for _, score in top), 3)
 (['e:hub', 'e:a'], 0.653)
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError, check_whole_number
-from kg.namespace import ENTITY_TYPES
 from kg.explore.projection import Projection
+from kg.namespace import ENTITY_TYPES
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -85,8 +86,9 @@ def centrality(graph: Projection, *, by: str = "degree") -> dict[str, float]:
     return pagerank(concepts)
 
 
-def top_per_type(graph: Projection, scores: dict[str, float], *, types: Iterable[str] | None = None,
-                 limit: int = 10) -> dict[str, list[tuple[str, float]]]:
+def top_per_type(
+    graph: Projection, scores: dict[str, float], *, types: Iterable[str] | None = None, limit: int = 10
+) -> dict[str, list[tuple[str, float]]]:
     """The ``limit`` best-scored concepts of each type (ties by IRI), as ``(IRI, score)``."""
     wanted = _types(types)
     check_whole_number("limit", limit)
@@ -94,12 +96,14 @@ def top_per_type(graph: Projection, scores: dict[str, float], *, types: Iterable
     for iri, kind in zip(graph.entities, graph.types):
         if kind in wanted:
             ranked.setdefault(kind, []).append((iri, scores.get(iri, 0.0)))
-    return {kind: sorted(ranked[kind], key=lambda item: (-item[1], item[0]))[:limit]
-            for kind in wanted if kind in ranked}
+    return {
+        kind: sorted(ranked[kind], key=lambda item: (-item[1], item[0]))[:limit] for kind in wanted if kind in ranked
+    }
 
 
-def pagerank(graph: nx.Graph, *, alpha: float = 0.85, tolerance: float = 1e-8,
-             max_iterations: int = 200) -> dict[str, float]:
+def pagerank(
+    graph: nx.Graph, *, alpha: float = 0.85, tolerance: float = 1e-8, max_iterations: int = 200
+) -> dict[str, float]:
     """Weighted PageRank by power iteration (``networkx.pagerank`` needs SciPy, which kg does not).
 
     Edge weights are the ``weight`` attribute (default 1); a node without links spreads

@@ -14,6 +14,7 @@ Examples
 >>> [c.members for c in concept_communities(graph)]
 [('e:a', 'e:b'), ('e:c', 'e:d')]
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -78,8 +79,9 @@ def _louvain(graph: Projection, *, resolution: float, min_size: int, seed: int) 
     for members in nx.community.louvain_communities(concepts, weight="weight", resolution=resolution, seed=seed):
         if len(members) < min_size:
             continue
-        inside = {node: sum(w for _, other, w in concepts.edges(node, data="weight") if other in members)
-                  for node in members}
+        inside = {
+            node: sum(w for _, other, w in concepts.edges(node, data="weight") if other in members) for node in members
+        }
         ordered = sorted(members, key=lambda node: (-inside[node], node))
         found.append(Community(tuple(ordered), sum(inside.values()) // 2))
     found.sort(key=lambda c: (-len(c.members), -c.internal_weight, c.members[0]))

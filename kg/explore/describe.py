@@ -1,5 +1,6 @@
 """`kg describe X`: one entity with its type, aliases, papers, and its relations grouped by
 predicate, each with its support (distinct papers) and one evidence sentence."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,8 +28,15 @@ class Link:
     paper: str
 
     def to_json(self) -> dict[str, object]:
-        return {"direction": self.direction, "entity": self.label, "iri": self.iri, "type": self.type,
-                "support": self.support, "evidence": self.evidence, "paper": self.paper}
+        return {
+            "direction": self.direction,
+            "entity": self.label,
+            "iri": self.iri,
+            "type": self.type,
+            "support": self.support,
+            "evidence": self.evidence,
+            "paper": self.paper,
+        }
 
 
 @dataclass(frozen=True)
@@ -48,9 +56,15 @@ class Description:
         return grouped
 
     def to_json(self) -> dict[str, object]:
-        return {"iri": self.iri, "label": self.label, "type": self.type, "aliases": list(self.aliases),
-                "papers": len(self.papers), "proposed_by": list(self.proposed_by),
-                "relations": {p: [link.to_json() for link in links] for p, links in self.by_predicate().items()}}
+        return {
+            "iri": self.iri,
+            "label": self.label,
+            "type": self.type,
+            "aliases": list(self.aliases),
+            "papers": len(self.papers),
+            "proposed_by": list(self.proposed_by),
+            "relations": {p: [link.to_json() for link in links] for p, links in self.by_predicate().items()},
+        }
 
 
 def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Description:
@@ -72,11 +86,26 @@ def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Des
         if proposes is not None and proposes.toPython():
             proposed_by.append(str(paper))
     links = tuple(
-        Link(predicate=local_name(predicate), direction=str(direction), iri=str(other), label=str(other_label),
-             type=local_name(other_type), support=int(support), evidence=str(sentence), paper=str(source))
-        for _, predicate, direction, other, other_label, other_type, support, sentence, source
-        in store.query(ENTITY_LINKS, bindings=entity).rows
+        Link(
+            predicate=local_name(predicate),
+            direction=str(direction),
+            iri=str(other),
+            label=str(other_label),
+            type=local_name(other_type),
+            support=int(support),
+            evidence=str(sentence),
+            paper=str(source),
+        )
+        for _, predicate, direction, other, other_label, other_type, support, sentence, source in store.query(
+            ENTITY_LINKS, bindings=entity
+        ).rows
     )
-    return Description(iri=iri, label=str(label), type=local_name(entity_type),
-                       aliases=tuple(sorted(split_aliases(aliases))),
-                       papers=tuple(papers), proposed_by=tuple(proposed_by), links=links)
+    return Description(
+        iri=iri,
+        label=str(label),
+        type=local_name(entity_type),
+        aliases=tuple(sorted(split_aliases(aliases))),
+        papers=tuple(papers),
+        proposed_by=tuple(proposed_by),
+        links=links,
+    )

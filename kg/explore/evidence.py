@@ -12,9 +12,11 @@ Examples
 ...             "Our ARP mitigates goal misgeneralization with CLIP features.")
 >>> sentence_naming(abstract, ["CLIP"], ["goal misgeneralization"])
 'Our ARP mitigates goal misgeneralization with CLIP features.'
->>> sentence_naming(abstract, ["pre-trained encoder"], ["ARP"])
-'Pre-trained encoders such as CLIP help agents generalize. … Our ARP mitigates goal misgeneralization with CLIP features.'
+>>> print(sentence_naming(abstract, ["pre-trained encoder"], ["ARP"]))  # doctest: +NORMALIZE_WHITESPACE
+Pre-trained encoders such as CLIP help agents generalize. …
+Our ARP mitigates goal misgeneralization with CLIP features.
 """
+
 from __future__ import annotations
 
 import re
@@ -111,8 +113,9 @@ def _graded_evidence(abstract: str, first: Sequence[str], second: Sequence[str])
 
 def fetch_abstracts(store: Store, papers: Iterable[str]) -> dict[str, str]:
     """The ``dcterms:abstract`` of each paper (IRIs) that has one."""
-    return dict(row for paper in sorted(set(papers))
-                for row in select_strings(store, PAPER_ABSTRACT, bindings={"paper": paper}))
+    return dict(
+        row for paper in sorted(set(papers)) for row in select_strings(store, PAPER_ABSTRACT, bindings={"paper": paper})
+    )
 
 
 def with_evidence(graph: Projection, store: Store, hops: Sequence[Hop]) -> list[Hop]:
@@ -122,8 +125,11 @@ def with_evidence(graph: Projection, store: Store, hops: Sequence[Hop]) -> list[
     the papers behind it are read, and the first with a sentence naming both concepts is
     kept (else the first naming either). All abstracts are fetched in one query.
     """
-    candidates = {hop: hop.papers[:CANDIDATE_PAPERS] for hop in hops
-                  if hop.predicate == CO_MENTION and hop.evidence is None and hop.papers}
+    candidates = {
+        hop: hop.papers[:CANDIDATE_PAPERS]
+        for hop in hops
+        if hop.predicate == CO_MENTION and hop.evidence is None and hop.papers
+    }
     abstracts = fetch_abstracts(store, (p for papers in candidates.values() for p in papers))
     done = []
     for hop in hops:

@@ -18,6 +18,7 @@ Examples
 >>> LinkTable(graph, allowed_links(["mentions"])).hop(0, 1).support
 1
 """
+
 from __future__ import annotations
 
 import difflib
@@ -28,8 +29,8 @@ from dataclasses import dataclass
 from itertools import chain
 
 from kg.errors import EntityNotFoundError, UnknownPredicateError
-from kg.namespace import ENTITY_RELATIONS
 from kg.explore.projection import CO_MENTION, Projection, Relation, ochiai
+from kg.namespace import ENTITY_RELATIONS
 
 LINKS = (*ENTITY_RELATIONS, CO_MENTION)
 """The names of every kind of link: the relations, and ``mentions`` (a paper mentions both)."""
@@ -203,22 +204,35 @@ class LinkTable:
             _, relation, forward = best
             return relation_hop(graph, relation, source, target, forward)
         shared = graph.shared_papers(source, target) if self.co_mentions else []
-        return Hop(graph.entities[source], graph.entities[target], CO_MENTION, len(shared),
-                   tuple(graph.papers[p] for p in shared))
+        return Hop(
+            graph.entities[source],
+            graph.entities[target],
+            CO_MENTION,
+            len(shared),
+            tuple(graph.papers[p] for p in shared),
+        )
 
     def _related(self, node: int) -> Iterable[tuple[int, int]]:
         """``(other end, support)`` of the allowed relations of ``node``."""
         if not self.relations:
             return ()
         rows, allowed = self.graph.relation_rows, self.relations
-        return ((row[2] if row[0] == node else row[0], len(row[3]))
-                for row in (rows[i] for i in self.graph.relations_of.get(node, ())) if row[1] in allowed)
+        return (
+            (row[2] if row[0] == node else row[0], len(row[3]))
+            for row in (rows[i] for i in self.graph.relations_of.get(node, ()))
+            if row[1] in allowed
+        )
 
 
 def relation_hop(graph: Projection, relation: Relation, source: int, target: int, forward: bool) -> Hop:
     """The hop over ``relation`` from ``source`` to ``target``; ``forward`` when that is its direction."""
     evidence_paper = None if relation.evidence_paper is None else graph.papers[relation.evidence_paper]
-    return Hop(graph.entities[source], graph.entities[target],
-               relation.predicate if forward else INVERSE + relation.predicate,
-               relation.support, tuple(graph.papers[p] for p in relation.papers),
-               relation.evidence, evidence_paper)
+    return Hop(
+        graph.entities[source],
+        graph.entities[target],
+        relation.predicate if forward else INVERSE + relation.predicate,
+        relation.support,
+        tuple(graph.papers[p] for p in relation.papers),
+        relation.evidence,
+        evidence_paper,
+    )

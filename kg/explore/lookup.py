@@ -16,6 +16,7 @@ kg.errors.EntityNotFoundError: no entity named 'CLIPP'; did you mean: CLIP?
 >>> index.suggest("ARPP")
 ['ARP']
 """
+
 from __future__ import annotations
 
 import difflib

@@ -20,6 +20,7 @@ Examples
 >>> shortest_paths(graph, "e:clip", "e:gm", predicates=["usedFor"])
 []
 """
+
 from __future__ import annotations
 
 import heapq
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from kg.errors import UsageError, check_whole_number
 from kg.explore.links import Hop, LinkTable, allowed_links, entity_number
 from kg.explore.projection import Projection
+
 
 @dataclass(frozen=True)
 class Neighbor:
@@ -209,8 +211,9 @@ def _k_shortest(links: LinkTable, start: int, goal: int, *, max_hops: int, limit
     return found
 
 
-def _cheapest_of_length(links: LinkTable, start: int, goal: int, length: int,
-                        distance: dict[int, int], wanted: int) -> list[tuple[int, ...]]:
+def _cheapest_of_length(
+    links: LinkTable, start: int, goal: int, length: int, distance: dict[int, int], wanted: int
+) -> list[tuple[int, ...]]:
     """The ``wanted`` cheapest paths of exactly ``length`` hops (best-first search).
 
     A path visits no concept twice, and never takes two co-mention hops in a row from one
@@ -262,13 +265,15 @@ def _rings(links: LinkTable, origin: int, *, hops: int, limit: int | None) -> tu
         sizes.append(len(ring))
         if not ring:
             break
+
         def rank(node: int) -> tuple:
             return -ring[node], graph.labels[node], node
 
         for node in heapq.nsmallest(limit, ring, key=rank) if limit else sorted(ring, key=rank):
             via = origin if distance == 1 else _nearest(links, node, frontier)
-            neighbors.append(Neighbor(graph.entities[node], distance, graph.entities[via],
-                                      links.hop(via, node), ring[node]))
+            neighbors.append(
+                Neighbor(graph.entities[node], distance, graph.entities[via], links.hop(via, node), ring[node])
+            )
         seen.update(ring)
         frontier = set(ring)
     return neighbors, sizes

@@ -25,6 +25,7 @@ Examples
 >>> view.relations[0].predicate, view.relations[0].support
 ('usedFor', 1)
 """
+
 from __future__ import annotations
 
 import math
@@ -193,19 +194,21 @@ class Projection:
             relations_of.setdefault(row[0], []).append(index)
             if row[2] != row[0]:
                 relations_of.setdefault(row[2], []).append(index)
-        return cls({
-            "entities": entity_iris,
-            "labels": [entity_rows[iri][0] for iri in entity_iris],
-            "types": [entity_rows[iri][1] for iri in entity_iris],
-            "aliases": aliases_of,
-            "papers": paper_iris,
-            "paper_labels": [paper_titles[iri] or _last_segment(iri) for iri in paper_iris],
-            "papers_of": papers_of,
-            "entities_of": entities_of,
-            "roles": sorted(roles),
-            "relations": rows,
-            "relations_of": relations_of,
-        })
+        return cls(
+            {
+                "entities": entity_iris,
+                "labels": [entity_rows[iri][0] for iri in entity_iris],
+                "types": [entity_rows[iri][1] for iri in entity_iris],
+                "aliases": aliases_of,
+                "papers": paper_iris,
+                "paper_labels": [paper_titles[iri] or _last_segment(iri) for iri in paper_iris],
+                "papers_of": papers_of,
+                "entities_of": entities_of,
+                "roles": sorted(roles),
+                "relations": rows,
+                "relations_of": relations_of,
+            }
+        )
 
     @classmethod
     def from_store(cls, store: Store) -> Projection:
@@ -216,20 +219,29 @@ class Projection:
         relations = [(s, local_name(p), o, (), None, None) for s, p, o in select_strings(store, RELATIONS)]
         for s, p, o, paper, evidence, confidence in select_strings(store, STATEMENTS):
             relations.append((s, local_name(p), o, (paper,) if paper else (), evidence, _float(confidence)))
-        return cls.from_records(entities=entities,
-                                papers=[(p, title or ident) for p, title, ident in papers],
-                                mentions=mentions, relations=relations)
+        return cls.from_records(
+            entities=entities,
+            papers=[(p, title or ident) for p, title, ident in papers],
+            mentions=mentions,
+            relations=relations,
+        )
 
     # ------------------------------------------------------------------ storing
 
     def to_builtins(self) -> dict:
         """The projection as builtins only (what the cache stores)."""
         return {
-            "entities": self.entities, "labels": self.labels, "types": self.types,
+            "entities": self.entities,
+            "labels": self.labels,
+            "types": self.types,
             "aliases": {e: list(a) for e, a in self.aliases.items()},
-            "papers": self.papers, "paper_labels": self.paper_labels,
-            "papers_of": self.papers_of, "entities_of": self.entities_of, "roles": self.roles,
-            "relations": [tuple(r) for r in self.relations], "relations_of": self.relations_of,
+            "papers": self.papers,
+            "paper_labels": self.paper_labels,
+            "papers_of": self.papers_of,
+            "entities_of": self.entities_of,
+            "roles": self.roles,
+            "relations": [tuple(r) for r in self.relations],
+            "relations_of": self.relations_of,
         }
 
     # ------------------------------------------------------------------ looking up
@@ -269,7 +281,8 @@ class Projection:
 
         Examples
         --------
-        >>> view = Projection.from_records(entities=[("e:arp", "Adaptive Return-conditioned Policy", "Method", ["ARP"])])
+        >>> arp = ("e:arp", "Adaptive Return-conditioned Policy", "Method", ["ARP"])
+        >>> view = Projection.from_records(entities=[arp])
         >>> view.resolve("Adaptive Return-conditioned Policy") == view.resolve("arp") == "e:arp"
         True
         """
@@ -287,7 +300,8 @@ class Projection:
             from kg.explore.lookup import LabelIndex
 
             self._label_index = LabelIndex(
-                (iri, label, self.aliases.get(i, ())) for i, (iri, label) in enumerate(zip(self.entities, self.labels)))
+                (iri, label, self.aliases.get(i, ())) for i, (iri, label) in enumerate(zip(self.entities, self.labels))
+            )
         return self._label_index
 
     def co_mentions(self, entity: int) -> Counter[int]:
@@ -343,24 +357,35 @@ class Projection:
 
         graph = nx.MultiDiGraph()
         for entity, iri in enumerate(self.entities):
-            graph.add_node(iri, kind="entity", type=self.types[entity], label=self.labels[entity],
-                           aliases="; ".join(self.aliases.get(entity, ())), papers=len(self.papers_of[entity]))
+            graph.add_node(
+                iri,
+                kind="entity",
+                type=self.types[entity],
+                label=self.labels[entity],
+                aliases="; ".join(self.aliases.get(entity, ())),
+                papers=len(self.papers_of[entity]),
+            )
         for paper, iri in enumerate(self.papers):
             graph.add_node(iri, kind="paper", type="Paper", label=self.paper_labels[paper])
         for paper, members in enumerate(self.entities_of):
             for entity in members:
-                graph.add_edge(self.papers[paper], self.entities[entity], key=CO_MENTION,
-                               predicate=CO_MENTION, support=1)
+                graph.add_edge(
+                    self.papers[paper], self.entities[entity], key=CO_MENTION, predicate=CO_MENTION, support=1
+                )
         for paper, entity, predicate in self.roles:
             graph.add_edge(self.papers[paper], self.entities[entity], key=predicate, predicate=predicate, support=1)
         for relation in self.relations:
-            attributes = {"predicate": relation.predicate, "support": relation.support,
-                          "evidence": relation.evidence or "",
-                          "paper": "" if relation.evidence_paper is None else self.papers[relation.evidence_paper]}
+            attributes = {
+                "predicate": relation.predicate,
+                "support": relation.support,
+                "evidence": relation.evidence or "",
+                "paper": "" if relation.evidence_paper is None else self.papers[relation.evidence_paper],
+            }
             if relation.confidence is not None:
                 attributes["confidence"] = relation.confidence
-            graph.add_edge(self.entities[relation.subject], self.entities[relation.object],
-                           key=relation.predicate, **attributes)
+            graph.add_edge(
+                self.entities[relation.subject], self.entities[relation.object], key=relation.predicate, **attributes
+            )
         return graph
 
     def concept_graph(self) -> nx.Graph:
@@ -383,7 +408,7 @@ class Projection:
         pairs: Counter[tuple[int, int]] = Counter()
         for members in self.entities_of:
             for i, first in enumerate(members):
-                for second in members[i + 1:]:
+                for second in members[i + 1 :]:
                     pairs[(first, second)] += 1
         predicates: dict[tuple[int, int], set[str]] = {}
         for relation in self.relations:
@@ -397,8 +422,12 @@ class Projection:
         for entity, iri in enumerate(self.entities):
             graph.add_node(iri, label=self.labels[entity], type=self.types[entity], papers=len(self.papers_of[entity]))
         for (first, second), weight in pairs.items():
-            graph.add_edge(self.entities[first], self.entities[second], weight=weight,
-                           predicates="; ".join(sorted(predicates.get((first, second), ()))))
+            graph.add_edge(
+                self.entities[first],
+                self.entities[second],
+                weight=weight,
+                predicates="; ".join(sorted(predicates.get((first, second), ()))),
+            )
         return graph
 
     def _entity_ids(self) -> dict[str, int]:
@@ -480,8 +509,7 @@ class _Relations(Sequence[Relation]):
         return Relation._make(self._rows[index])
 
 
-def _merge_statements(statements: list[Sequence], ids: dict[str, int],
-                      paper_ids: dict[str, int]) -> list[tuple]:
+def _merge_statements(statements: list[Sequence], ids: dict[str, int], paper_ids: dict[str, int]) -> list[tuple]:
     """One row per distinct (subject, predicate, object): papers merged, best evidence kept."""
     merged: dict[tuple[int, str, int], dict] = {}
     for subject, predicate, obj, cited, evidence, confidence in statements:

@@ -18,6 +18,7 @@ Examples
 >>> [(p.node, p.common) for p in predicted_links(graph, "e:x")]
 [('e:w', ('e:y',))]
 """
+
 from __future__ import annotations
 
 import math
@@ -25,9 +26,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kg.errors import UsageError, check_whole_number
-from kg.namespace import ENTITY_TYPES
 from kg.explore.links import LINKS, LinkTable, entity_number
 from kg.explore.projection import Projection
+from kg.namespace import ENTITY_TYPES
 
 MEASURES = ("jaccard", "pmi", "npmi")
 """Co-occurrence measures of :func:`associated_concepts`."""
@@ -193,8 +194,9 @@ def _score(measure: str, shared: int, first: int, second: int, total: int) -> fl
     return 1.0 if shared >= total else pmi / -math.log2(shared / total)
 
 
-def _associations(graph: Projection, center: int, measure: str, keep: frozenset[str] | None,
-                  limit: int | None) -> list[Association]:
+def _associations(
+    graph: Projection, center: int, measure: str, keep: frozenset[str] | None, limit: int | None
+) -> list[Association]:
     total = max(1, len(graph.papers))
     size = len(graph.papers_of[center])
     shared = dict(graph.co_mentions(center))
@@ -238,5 +240,6 @@ def _adamic_adar(graph: Projection, center: int, keep: frozenset[str] | None, li
             shared.setdefault(other, []).append((-weight, middle))
     ranked = sorted(scores, key=lambda n: (-scores[n], graph.entities[n]))
     ranked = ranked[:limit] if limit else ranked
-    return [Prediction(graph.entities[n], scores[n], tuple(graph.entities[m] for _, m in sorted(shared[n])))
-            for n in ranked]
+    return [
+        Prediction(graph.entities[n], scores[n], tuple(graph.entities[m] for _, m in sorted(shared[n]))) for n in ranked
+    ]

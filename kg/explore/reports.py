@@ -34,6 +34,7 @@ Examples
 ...                                             "support": 1, "evidence": hop.evidence, "paper": "p:1"}
 True
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,8 +74,14 @@ class LabelledHop:
     paper: str | None
 
     def to_json(self) -> dict:
-        return {"from": self.source, "predicate": self.predicate, "to": self.target,
-                "support": self.support, "evidence": self.evidence, "paper": self.paper}
+        return {
+            "from": self.source,
+            "predicate": self.predicate,
+            "to": self.target,
+            "support": self.support,
+            "evidence": self.evidence,
+            "paper": self.paper,
+        }
 
 
 @dataclass(frozen=True)
@@ -116,8 +123,14 @@ class NearConcept:
     via: str
 
     def to_json(self) -> dict:
-        return {"label": self.label, "type": self.type, "hops": self.hops, "predicate": self.predicate,
-                "support": self.support, "via": self.via}
+        return {
+            "label": self.label,
+            "type": self.type,
+            "hops": self.hops,
+            "predicate": self.predicate,
+            "support": self.support,
+            "via": self.via,
+        }
 
 
 @dataclass(frozen=True)
@@ -135,8 +148,12 @@ class NeighborsReport:
         return len(self.neighbors) < sum(self.counts)
 
     def to_json(self) -> dict:
-        return {"center": self.center, "type": self.type, "counts": list(self.counts),
-                "neighbors": [near.to_json() for near in self.neighbors]}
+        return {
+            "center": self.center,
+            "type": self.type,
+            "counts": list(self.counts),
+            "neighbors": [near.to_json() for near in self.neighbors],
+        }
 
 
 @dataclass(frozen=True)
@@ -251,8 +268,17 @@ def link_kinds(via: Iterable[str] | None = None, through_papers: bool | None = N
     return kinds + [CO_MENTION] if through_papers else kinds
 
 
-def path_report(graph: Projection, store: Store | None, source: str, target: str, *, max_hops: int = 4,
-                limit: int = 3, via: Iterable[str] | None = None, through_papers: bool | None = None) -> PathReport:
+def path_report(
+    graph: Projection,
+    store: Store | None,
+    source: str,
+    target: str,
+    *,
+    max_hops: int = 4,
+    limit: int = 3,
+    via: Iterable[str] | None = None,
+    through_papers: bool | None = None,
+) -> PathReport:
     """The shortest paths between two named concepts, each hop with its evidence.
 
     ``store`` is read for the abstracts that give co-mentions their evidence sentence
@@ -261,18 +287,26 @@ def path_report(graph: Projection, store: Store | None, source: str, target: str
     from kg.explore.paths import shortest_paths
 
     start, goal = graph.resolve(source), graph.resolve(target)
-    paths = shortest_paths(graph, start, goal, max_hops=max_hops, limit=limit,
-                           predicates=link_kinds(via, through_papers))
+    paths = shortest_paths(
+        graph, start, goal, max_hops=max_hops, limit=limit, predicates=link_kinds(via, through_papers)
+    )
     hops = _with_evidence(graph, store, [hop for path in paths for hop in path])
     labelled, at = [], 0
     for path in paths:
-        labelled.append(LabelledPath(tuple(_labelled(graph, hop) for hop in hops[at:at + len(path)])))
+        labelled.append(LabelledPath(tuple(_labelled(graph, hop) for hop in hops[at : at + len(path)])))
         at += len(path)
     return PathReport(graph.label(start), graph.label(goal), tuple(labelled))
 
 
-def neighbors_report(graph: Projection, name: str, *, hops: int = 1, limit: int | None = 20,
-                     via: Iterable[str] | None = None, through_papers: bool | None = None) -> NeighborsReport:
+def neighbors_report(
+    graph: Projection,
+    name: str,
+    *,
+    hops: int = 1,
+    limit: int | None = 20,
+    via: Iterable[str] | None = None,
+    through_papers: bool | None = None,
+) -> NeighborsReport:
     """The concepts within ``hops`` links of a named concept, ring by ring, best first."""
     from kg.explore.paths import neighbors
 
@@ -282,13 +316,30 @@ def neighbors_report(graph: Projection, name: str, *, hops: int = 1, limit: int 
         center=graph.label(center),
         type=_type(graph, center),
         counts=tuple(sizes),
-        neighbors=tuple(NearConcept(n.node, graph.label(n.node), _type(graph, n.node), n.hops, n.link.predicate,
-                                    n.link.support, graph.label(n.via)) for n in near),
+        neighbors=tuple(
+            NearConcept(
+                n.node,
+                graph.label(n.node),
+                _type(graph, n.node),
+                n.hops,
+                n.link.predicate,
+                n.link.support,
+                graph.label(n.via),
+            )
+            for n in near
+        ),
     )
 
 
-def related_report(graph: Projection, name: str, *, measure: str = "jaccard", types: Sequence[str] | None = None,
-                   limit: int | None = 10, predictions: int = 5) -> RelatedReport:
+def related_report(
+    graph: Projection,
+    name: str,
+    *,
+    measure: str = "jaccard",
+    types: Sequence[str] | None = None,
+    limit: int | None = 10,
+    predictions: int = 5,
+) -> RelatedReport:
     """Concepts associated with a named one (co-occurrence), then likely links not made yet (Adamic-Adar).
 
     ``limit`` bounds the associated concepts (None: all), ``predictions`` the predicted links (0: none).
@@ -300,21 +351,43 @@ def related_report(graph: Projection, name: str, *, measure: str = "jaccard", ty
     related = []
     for found in associated_concepts(graph, center, measure=measure, types=types, limit=limit):
         reason = _association_reason(label, found.shared, found.papers, found.relations, measure)
-        related.append(RelatedConcept(found.node, graph.label(found.node), _type(graph, found.node),
-                                      round(found.score, SCORE_DIGITS), found.shared, found.papers, found.relations,
-                                      common=(), predicted=False, reason=reason))
+        related.append(
+            RelatedConcept(
+                found.node,
+                graph.label(found.node),
+                _type(graph, found.node),
+                round(found.score, SCORE_DIGITS),
+                found.shared,
+                found.papers,
+                found.relations,
+                common=(),
+                predicted=False,
+                reason=reason,
+            )
+        )
     if predictions:
         for guess in predicted_links(graph, center, types=types, limit=predictions):
             common = tuple(graph.label(n) for n in guess.common)
-            related.append(RelatedConcept(guess.node, graph.label(guess.node), _type(graph, guess.node),
-                                          round(guess.score, SCORE_DIGITS), 0, graph.paper_count(guess.node), (),
-                                          common=common, predicted=True,
-                                          reason=f"not linked to {label} yet; {common_note(common)} (Adamic-Adar)"))
+            related.append(
+                RelatedConcept(
+                    guess.node,
+                    graph.label(guess.node),
+                    _type(graph, guess.node),
+                    round(guess.score, SCORE_DIGITS),
+                    0,
+                    graph.paper_count(guess.node),
+                    (),
+                    common=common,
+                    predicted=True,
+                    reason=f"not linked to {label} yet; {common_note(common)} (Adamic-Adar)",
+                )
+            )
     return RelatedReport(tuple(related))
 
 
-def central_report(graph: Projection, store: Store | None, *, by: str = "degree",
-                   types: Sequence[str] | None = None, limit: int = 10) -> CentralReport:
+def central_report(
+    graph: Projection, store: Store | None, *, by: str = "degree", types: Sequence[str] | None = None, limit: int = 10
+) -> CentralReport:
     """The most central concepts of each type; scores are cached beside the store."""
     from kg.explore.centrality import centrality, top_per_type
     from kg.store.cache import cached
@@ -324,14 +397,28 @@ def central_report(graph: Projection, store: Store | None, *, by: str = "degree"
     else:
         scores = cached(store, f"centrality-{by}", lambda: centrality(graph, by=by))
     ranked = top_per_type(graph, scores, types=types, limit=limit)
-    return CentralReport(by, tuple(
-        CentralConcept(iri, graph.label(iri), kind, int(score) if by == "degree" else round(score, 6),
-                       graph.paper_count(iri))
-        for kind, entries in ranked.items() for iri, score in entries))
+    return CentralReport(
+        by,
+        tuple(
+            CentralConcept(
+                iri, graph.label(iri), kind, int(score) if by == "degree" else round(score, 6), graph.paper_count(iri)
+            )
+            for kind, entries in ranked.items()
+            for iri, score in entries
+        ),
+    )
 
 
-def communities_report(graph: Projection, store: Store | None, *, resolution: float = 1.0, min_size: int = 3,
-                       limit: int | None = 10, top: int = 5, seed: int = 0) -> CommunitiesReport:
+def communities_report(
+    graph: Projection,
+    store: Store | None,
+    *,
+    resolution: float = 1.0,
+    min_size: int = 3,
+    limit: int | None = 10,
+    top: int = 5,
+    seed: int = 0,
+) -> CommunitiesReport:
     """Louvain communities of concepts, largest first, named by their best-connected members (cached)."""
     from kg.explore.communities import concept_communities
     from kg.store.cache import cached
@@ -340,8 +427,10 @@ def communities_report(graph: Projection, store: Store | None, *, resolution: fl
         raise UsageError(f"min_size must be a whole number of at least 1, not {min_size!r}")
 
     def compute() -> list:
-        return [[list(c.members), c.internal_weight]
-                for c in concept_communities(graph, resolution=resolution, min_size=1, seed=seed)]
+        return [
+            [list(c.members), c.internal_weight]
+            for c in concept_communities(graph, resolution=resolution, min_size=1, seed=seed)
+        ]
 
     if store is None:
         found = compute()
@@ -413,16 +502,18 @@ def _with_evidence(graph: Projection, store: Store | None, hops: list[Hop]) -> l
 
 def _labelled(graph: Projection, hop: Hop) -> LabelledHop:
     paper = hop.evidence_paper or (hop.papers[0] if hop.papers else None)
-    return LabelledHop(graph.label(hop.source), hop.predicate, graph.label(hop.target), hop.support,
-                       hop.evidence, paper)
+    return LabelledHop(
+        graph.label(hop.source), hop.predicate, graph.label(hop.target), hop.support, hop.evidence, paper
+    )
 
 
 def _type(graph: Projection, iri: str) -> str:
     return graph.types[graph.entity_id(iri)]
 
 
-def _association_reason(center: str, shared: int, papers: int, relations: Sequence[tuple[str, int]],
-                        measure: str) -> str:
+def _association_reason(
+    center: str, shared: int, papers: int, relations: Sequence[tuple[str, int]], measure: str
+) -> str:
     if shared:
         parts = [f"mentioned with {center} in {shared} of its {plural(papers, 'paper')}"]
     else:

@@ -1,4 +1,5 @@
 """`kg stats`: how many papers, entities per type, relations and triples a graph holds."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,8 +17,12 @@ class Stats:
     triples: int
 
     def to_json(self) -> dict[str, object]:
-        return {"papers": self.papers, "entities": dict(self.entities),
-                "relations": self.relations, "triples": self.triples}
+        return {
+            "papers": self.papers,
+            "entities": dict(self.entities),
+            "relations": self.relations,
+            "triples": self.triples,
+        }
 
     def to_text(self) -> str:
         rows = [("papers", self.papers), ("entities", sum(self.entities.values()))]

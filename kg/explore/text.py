@@ -15,6 +15,7 @@ CLIP → zero-shot classification: 1 path
    CLIP —usedFor→ zero-shot classification  (2 papers)
       “CLIP is used for zero-shot classification.”  kgr:paper/p1
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -77,8 +78,10 @@ def render_neighbors(report: NeighborsReport) -> str:
         rows = rows_by_ring.get(ring, [])
         shown = f", showing the first {len(rows)}" if len(rows) < total else ""
         lines += ["", f"{plural(ring, 'hop')}: {plural(total, 'concept')}{shown}"]
-        table = [[r.label, r.type, r.predicate, plural(r.support, "paper"), "" if ring == 1 else f"via {r.via}"]
-                 for r in rows]
+        table = [
+            [r.label, r.type, r.predicate, plural(r.support, "paper"), "" if ring == 1 else f"via {r.via}"]
+            for r in rows
+        ]
         lines += _columns(table, indent="  ")
     return "\n".join(lines) + "\n"
 
@@ -207,7 +210,7 @@ def _compact(iri: str) -> str:
     for prefix, namespace in PREFIXES.items():
         if iri.startswith(namespace) and len(namespace) > len(PREFIXES.get(best, "")):
             best = prefix
-    return f"{best}:{iri[len(PREFIXES[best]):]}" if best else iri
+    return f"{best}:{iri[len(PREFIXES[best]) :]}" if best else iri
 
 
 def _columns(rows: list[list[str]], *, indent: str = "") -> list[str]:
@@ -215,5 +218,6 @@ def _columns(rows: list[list[str]], *, indent: str = "") -> list[str]:
     if not rows:
         return []
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return [(indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]).rstrip()
-            for row in rows]
+    return [
+        (indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]).rstrip() for row in rows
+    ]

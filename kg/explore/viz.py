@@ -20,6 +20,7 @@ Examples
 >>> html.startswith("<!DOCTYPE html>") and "CLIP is used for zero-shot classification." in html
 True
 """
+
 from __future__ import annotations
 
 import html
@@ -35,15 +36,22 @@ if TYPE_CHECKING:
     from kg.store import Store
 
 TEMPLATE = "assets/viz.html"
-COLOURS = {"Method": "#4e79a7", "Dataset": "#f28e2b", "Task": "#59a14f", "Metric": "#b07aa1",
-           "Phenomenon": "#e15759"}
+COLOURS = {"Method": "#4e79a7", "Dataset": "#f28e2b", "Task": "#59a14f", "Metric": "#b07aa1", "Phenomenon": "#e15759"}
 """The colour of each entity type (Tableau 10)."""
 EDGES_PER_NODE = 2
 """Besides the links that reach each concept, at most this many links per concept are drawn (the strongest)."""
 
 
-def neighbors_view(graph: Projection, store: Store | None, name: str, *, hops: int = 1, limit: int = 25,
-                   via: Iterable[str] | None = None, through_papers: bool | None = None) -> dict:
+def neighbors_view(
+    graph: Projection,
+    store: Store | None,
+    name: str,
+    *,
+    hops: int = 1,
+    limit: int = 25,
+    via: Iterable[str] | None = None,
+    through_papers: bool | None = None,
+) -> dict:
     """The data of the picture: nodes, edges with evidence, and the colours.
 
     Parameters
@@ -79,17 +87,39 @@ def neighbors_view(graph: Projection, store: Store | None, name: str, *, hops: i
     nodes = []
     for iri in chosen:
         number = graph.entity_id(iri)
-        nodes.append({"id": iri, "label": graph.labels[number], "type": graph.types[number],
-                      "papers": len(graph.papers_of[number]), "hops": hops_of[iri], "center": iri == center,
-                      "aliases": list(graph.aliases.get(number, ()))})
+        nodes.append(
+            {
+                "id": iri,
+                "label": graph.labels[number],
+                "type": graph.types[number],
+                "papers": len(graph.papers_of[number]),
+                "hops": hops_of[iri],
+                "center": iri == center,
+                "aliases": list(graph.aliases.get(number, ())),
+            }
+        )
     edges = []
     for hop in hops_list:
         paper = hop.evidence_paper or (hop.papers[0] if hop.papers else None)
-        edges.append({"source": hop.source, "target": hop.target, "predicate": hop.predicate,
-                      "support": hop.support, "evidence": hop.evidence, "paper": paper,
-                      "paper_title": titles.get(paper), "tree": tuple(sorted((hop.source, hop.target))) in tree})
-    return {"title": f"{graph.label(center)} and its neighbourhood", "center": center,
-            "nodes": nodes, "edges": edges, "colours": COLOURS}
+        edges.append(
+            {
+                "source": hop.source,
+                "target": hop.target,
+                "predicate": hop.predicate,
+                "support": hop.support,
+                "evidence": hop.evidence,
+                "paper": paper,
+                "paper_title": titles.get(paper),
+                "tree": tuple(sorted((hop.source, hop.target))) in tree,
+            }
+        )
+    return {
+        "title": f"{graph.label(center)} and its neighbourhood",
+        "center": center,
+        "nodes": nodes,
+        "edges": edges,
+        "colours": COLOURS,
+    }
 
 
 def render_html(view: dict) -> str:

@@ -5,6 +5,7 @@ so exports scale with the store rather than with memory. ``graphml``, ``gexf`` a
 write the projection (:mod:`kg.explore.projection`: entities and papers as nodes, paper links and
 relations as edges with predicate, support and evidence) for Gephi, Cytoscape and pandas.
 """
+
 from __future__ import annotations
 
 import csv
@@ -50,8 +51,9 @@ class RdfExporter(Exporter):
 class ProjectionExporter(Exporter):
     """The projection of the store (cached beside it), written by a function of the projection."""
 
-    def __init__(self, name: str, suffix: str, description: str,
-                 write_projection: Callable[[Projection, IO[bytes]], None]) -> None:
+    def __init__(
+        self, name: str, suffix: str, description: str, write_projection: Callable[[Projection, IO[bytes]], None]
+    ) -> None:
         self.name, self.suffix, self.description = name, suffix, description
         self._write_projection = write_projection
 
@@ -75,8 +77,18 @@ def write_gexf(projection: Projection, stream: IO[bytes]) -> None:
     nx.write_gexf(projection.to_networkx(), stream)
 
 
-CSV_COLUMNS = ("source", "source_label", "source_type", "predicate", "target", "target_label", "target_type",
-               "support", "evidence", "paper")
+CSV_COLUMNS = (
+    "source",
+    "source_label",
+    "source_type",
+    "predicate",
+    "target",
+    "target_label",
+    "target_type",
+    "support",
+    "evidence",
+    "paper",
+)
 """The columns of the ``csv`` export: one edge a row."""
 
 
@@ -112,8 +124,16 @@ def write_csv(projection: Projection, stream: IO[bytes]) -> None:
         writer.writerow((*paper(index), predicate, *entity(member), 1, "", ""))
     for relation in projection.relations:
         source = "" if relation.evidence_paper is None else projection.papers[relation.evidence_paper]
-        writer.writerow((*entity(relation.subject), relation.predicate, *entity(relation.object),
-                         relation.support, relation.evidence or "", source))
+        writer.writerow(
+            (
+                *entity(relation.subject),
+                relation.predicate,
+                *entity(relation.object),
+                relation.support,
+                relation.evidence or "",
+                source,
+            )
+        )
     text.flush()
     text.detach()
 
@@ -148,10 +168,10 @@ def get_exporter(name: str) -> Exporter:
     --------
     >>> get_exporter("nt").suffix
     '.nt'
-    >>> get_exporter("docx")
+    >>> get_exporter("docx")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    kg.errors.UsageError: unknown export format 'docx'; choose one of: ttl, nt, nq, trig, jsonld, xml, graphml, gexf, csv
+    kg.errors.UsageError: unknown export format 'docx'; choose one of: ttl, nt, nq, trig, jsonld, xml, graphml, ...
     """
     try:
         return EXPORTERS[name]

@@ -15,6 +15,7 @@ Examples
 >>> find_definitions("We report accuracy (see Table 2).")
 []
 """
+
 from __future__ import annotations
 
 import re
@@ -41,10 +42,10 @@ def find_definitions(text: str, *, start: int = 0, end: int | None = None) -> li
         if not window:
             continue
         window_start = window[0][0]
-        long_form = _best_long_form(short, text[window_start:paren.start()].rstrip())
+        long_form = _best_long_form(short, text[window_start : paren.start()].rstrip())
         if long_form is None:
             continue
-        long_end = window_start + len(text[window_start:paren.start()].rstrip())
+        long_end = window_start + len(text[window_start : paren.start()].rstrip())
         long_start = long_end - len(long_form)
         found.append((short_start, short_start + len(short), long_start, long_end))
     return found

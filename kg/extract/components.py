@@ -12,6 +12,7 @@ component           requires                                assigns
 ``kg_entities``     the three above                          ``doc.spans["kg_entities"]``, ``["kg_proposed"]``
 ==================  ======================================  ==========================
 """
+
 from __future__ import annotations
 
 import re
@@ -26,7 +27,6 @@ from kg.extract import cues
 from kg.extract.acronyms import find_definitions
 from kg.extract.vocabulary import load_vocabulary
 from kg.normalize import fold
-
 
 
 @Language.factory("kg_acronyms", requires=["token.is_sent_start"], assigns=["doc.spans"])
@@ -143,8 +143,7 @@ class CandidateFinder:
             if covered.intersection(range(start, end)):
                 continue
             name = doc[start:end]
-            if (cues.looks_like_name(name.text) and not cues.is_bare_acronym(name.text)
-                    and not cues.is_adjectival(name)):
+            if cues.looks_like_name(name.text) and not cues.is_bare_acronym(name.text) and not cues.is_adjectival(name):
                 spans.append(Span(doc, start, end, label=cues.type_of_name(doc[end - 1])))
         return sorted(spans, key=lambda s: (s.start, s.end))
 
@@ -198,7 +197,7 @@ def _close(doc: Doc, run: list[tuple[int, int, bool]], runs: list[tuple[int, int
 
 
 def _cited(doc: Doc, end: int) -> bool:
-    after = doc[end:end + 3].text
+    after = doc[end : end + 3].text
     return bool(re.match(r"^(?:\(\s*(?:19|20)\d\d|et al)", after))
 
 
@@ -219,8 +218,10 @@ def _listed_examples(doc: Doc, units: dict[int, tuple[int, int]]) -> Iterable[Sp
             continue
         firsts = [child for child in token.children if child.dep_ == "appos"]
         for prep in token.children:
-            if prep.dep_ == "prep" and (prep.lower_ in ("including", "like")
-                                        or (prep.lower_ == "as" and prep.i > 0 and doc[prep.i - 1].lower_ == "such")):
+            if prep.dep_ == "prep" and (
+                prep.lower_ in ("including", "like")
+                or (prep.lower_ == "as" and prep.i > 0 and doc[prep.i - 1].lower_ == "such")
+            ):
                 firsts += [child for child in prep.children if child.dep_ == "pobj"]
         for first in firsts:
             for example in (first, *first.conjuncts):
@@ -235,8 +236,13 @@ _NOT_IN_NAMES = re.compile(r"[\[\]();=<>{}]")
 
 
 def _plausible_example(span: Span) -> bool:
-    return (len(span) <= 6 and not _NOT_IN_NAMES.search(span.text) and not cues.is_stopword_entity(span.text)
-            and span.root.lemma_.lower() not in cues.GENERIC_HEADS and span.root.pos_ in ("NOUN", "PROPN", "X"))
+    return (
+        len(span) <= 6
+        and not _NOT_IN_NAMES.search(span.text)
+        and not cues.is_stopword_entity(span.text)
+        and span.root.lemma_.lower() not in cues.GENERIC_HEADS
+        and span.root.pos_ in ("NOUN", "PROPN", "X")
+    )
 
 
 def _example_extent(token: Token) -> tuple[int, int]:
@@ -284,8 +290,9 @@ def _glued(left: Token, right: Token) -> bool:
         return False
     if right.text == "." and (right.whitespace_ or right.i + 1 == len(right.doc)):
         return False  # a full stop, not a dot inside a name
-    return all(t.text.isalnum() or t.text in _JOINERS or (t.text[0].isalnum() and t.text[-1].isalnum())
-               for t in (left, right))
+    return all(
+        t.text.isalnum() or t.text in _JOINERS or (t.text[0].isalnum() and t.text[-1].isalnum()) for t in (left, right)
+    )
 
 
 def _typed_phrases(chunk: Span) -> Iterable[Span]:
@@ -295,10 +302,13 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
     for i in range(start, end):
         if doc[i].text in (",", ")", "(", ";", ":"):
             start = i + 1
-    while start < end and (doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "SYM", "ADV", "CCONJ", "SCONJ")
-                           or not doc[start].text[0].isalnum()
-                           or doc[start].tag_ in ("WDT", "WRB", "WP", "POS", "LS")
-                           or doc[start].lower_ in cues.WEAK_MODIFIERS or _ENUMERATOR.match(doc[start].text)):
+    while start < end and (
+        doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT", "SYM", "ADV", "CCONJ", "SCONJ")
+        or not doc[start].text[0].isalnum()
+        or doc[start].tag_ in ("WDT", "WRB", "WP", "POS", "LS")
+        or doc[start].lower_ in cues.WEAK_MODIFIERS
+        or _ENUMERATOR.match(doc[start].text)
+    ):
         start += 1
     # "the agent's policy": keep what follows the possessive.
     for i in range(start, end):
@@ -324,16 +334,24 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
             yield Span(doc, name.i, name.i + 1, label=cues.type_of_name(name))
         return
     names = [t for t in span if t.i < head.i and cues.looks_like_name(t.text)]
-    if head.lemma_.lower() in cues.GENERIC_HEADS and names and names[-1].i == head.i - 1 and \
-            not any(t.pos_ == "ADJ" for t in span if names[-1].i < t.i < head.i):
+    if (
+        head.lemma_.lower() in cues.GENERIC_HEADS
+        and names
+        and names[-1].i == head.i - 1
+        and not any(t.pos_ == "ADJ" for t in span if names[-1].i < t.i < head.i)
+    ):
         # "the LIBERO-90 benchmark", "the UDIM objective": the name is the entity, typed by the head.
         name = names[-1]
         yield Span(doc, name.i, name.i + 1, label=entity_type)
         return
     if cues.is_generic(span):
         # "the retrieval task": the task is "retrieval".
-        if head.lemma_.lower() in ("task", "problem") and head.i == span.end - 1 and len(span) == 2 \
-                and span[0].pos_ in ("NOUN", "PROPN"):
+        if (
+            head.lemma_.lower() in ("task", "problem")
+            and head.i == span.end - 1
+            and len(span) == 2
+            and span[0].pos_ in ("NOUN", "PROPN")
+        ):
             yield Span(doc, span.start, span.start + 1, label="Task")
         return
     yield Span(doc, span.start, span.end, label=entity_type)
@@ -400,4 +418,3 @@ def _by_priority(spans: list[Span]) -> list[Span]:
             chosen.append(span)
             taken.update(range(span.start, span.end))
     return chosen
-

@@ -11,6 +11,7 @@ Examples
 >>> pieces("Unable"), pieces("x-x"), pieces("zzz")
 ([1, 2], [4, 3, 4], [0])
 """
+
 from __future__ import annotations
 
 import json
@@ -45,7 +46,7 @@ class WordPiece:
         pieces: list[int] = []
         for part in _split_punctuation(word):
             pieces.extend(self._greedy(part))
-        return pieces[:self.max_pieces] or [self.unk]
+        return pieces[: self.max_pieces] or [self.unk]
 
     def _greedy(self, part: str) -> list[int]:
         start, ids = 0, []
@@ -121,11 +122,14 @@ class BertEncoder:
         batch = np.zeros((len(ids), length), dtype=np.int64)
         mask = np.zeros((len(ids), length), dtype=np.float32)
         for row, seq in enumerate(ids):
-            batch[row, :len(seq)] = seq
-            mask[row, :len(seq)] = 1
+            batch[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
         w = self.w
-        x = (w["embeddings.word_embeddings.weight"][batch] + w["embeddings.position_embeddings.weight"][:length]
-             + w["embeddings.token_type_embeddings.weight"][0])
+        x = (
+            w["embeddings.word_embeddings.weight"][batch]
+            + w["embeddings.position_embeddings.weight"][:length]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
         x = self._layer_norm(x, "embeddings.LayerNorm")
         n, t, d = x.shape
         h = self.heads
@@ -141,8 +145,9 @@ class BertEncoder:
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, t, d)
-            x = self._layer_norm(x + self._dense(context, f"{p}.attention.output.dense"),
-                                 f"{p}.attention.output.LayerNorm")
+            x = self._layer_norm(
+                x + self._dense(context, f"{p}.attention.output.dense"), f"{p}.attention.output.LayerNorm"
+            )
             inner = gelu(self._dense(x, f"{p}.intermediate.dense"))
             x = self._layer_norm(x + self._dense(inner, f"{p}.output.dense"), f"{p}.output.LayerNorm")
         return x

@@ -1,4 +1,5 @@
 """Which spaCy English pipeline to run: a setting, resolved once, with a clear failure."""
+
 from __future__ import annotations
 
 import importlib.util

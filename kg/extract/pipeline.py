@@ -3,6 +3,7 @@
 Extraction is a pure function from documents to :class:`~kg.extract.records.DocumentRecord`,
 so it can run in worker processes while a single writer stores the results.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
@@ -31,8 +32,8 @@ def build_pipeline(model: str | None = None, *, profile: str = "default") -> Lan
         raise UsageError(f"unknown profile {profile!r}; choose one of: {', '.join(PROFILES)}")
     import spacy
 
-    import kg.extract.components  # noqa: F401  (registers the factories)
-    import kg.extract.relations  # noqa: F401
+    import kg.extract.components
+    import kg.extract.relations
 
     nlp = spacy.load(resolve_model(model), exclude=list(_EXCLUDED))
     nlp.add_pipe("kg_acronyms")
@@ -96,9 +97,17 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
         name = long.text if long is not None else (span.kb_id_ or span.text)
         key = entity_key(name)
         key_of_span[(span.start, span.end)] = key
-        group = groups.setdefault(key, {"label": long.text if long is not None else span.text,
-                                        "type": span.label_, "scierc": scierc_of.get((span.start, span.end)),
-                                        "forms": {}, "proposed": False, "mentions": []})
+        group = groups.setdefault(
+            key,
+            {
+                "label": long.text if long is not None else span.text,
+                "type": span.label_,
+                "scierc": scierc_of.get((span.start, span.end)),
+                "forms": {},
+                "proposed": False,
+                "mentions": [],
+            },
+        )
         group["forms"].setdefault(fold(span.text), span.text)
         group["mentions"].append(Mention(span.start_char, span.end_char, span.text))
         group["proposed"] |= (span.start, span.end) in proposed
@@ -106,18 +115,39 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
     for key, group in groups.items():
         label_fold = fold(group["label"])
         aliases = tuple(text for folded, text in group["forms"].items() if folded != label_fold)
-        entities.append(Entity(id=key, label=group["label"], type=group["type"], aliases=aliases,
-                               proposed=group["proposed"], mentions=tuple(group["mentions"]),
-                               scierc=group["scierc"]))
+        entities.append(
+            Entity(
+                id=key,
+                label=group["label"],
+                type=group["type"],
+                aliases=aliases,
+                proposed=group["proposed"],
+                mentions=tuple(group["mentions"]),
+                scierc=group["scierc"],
+            )
+        )
     relations = []
     for subject, predicate, obj, scierc, confidence in relations_of(doc):
         subject_key, object_key = key_of_span.get((subject.start, subject.end)), key_of_span.get((obj.start, obj.end))
         if subject_key is None or object_key is None or subject_key == object_key:
             continue
         sentence = subject.sent
-        relations.append(Relation(
-            subject=subject_key, predicate=predicate, object=object_key,
-            subject_span=(subject.start_char, subject.end_char), object_span=(obj.start_char, obj.end_char),
-            evidence=doc.text[sentence.start_char:sentence.end_char], confidence=confidence, scierc=scierc))
-    return DocumentRecord(id=document.id, source=document.source, title=document.title,
-                          entities=tuple(entities), relations=tuple(relations))
+        relations.append(
+            Relation(
+                subject=subject_key,
+                predicate=predicate,
+                object=object_key,
+                subject_span=(subject.start_char, subject.end_char),
+                object_span=(obj.start_char, obj.end_char),
+                evidence=doc.text[sentence.start_char : sentence.end_char],
+                confidence=confidence,
+                scierc=scierc,
+            )
+        )
+    return DocumentRecord(
+        id=document.id,
+        source=document.source,
+        title=document.title,
+        entities=tuple(entities),
+        relations=tuple(relations),
+    )

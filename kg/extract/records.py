@@ -4,6 +4,7 @@ They are the contract between extraction (which may run in worker processes) and
 single writer that turns them into triples, and they serialise to the ``kg extract``
 JSON lines of DESIGN.md.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -13,6 +13,7 @@ Examples
 >>> "types=Method>Task" in features and "between=for" in features
 True
 """
+
 from __future__ import annotations
 
 import zlib
@@ -36,20 +37,30 @@ DIMENSIONS = 1 << 18
 MAX_GAP = 30  # tokens between two mentions beyond which no pair is considered
 # SciERC's entity types (it learns from) and ours (it runs on) as the classifier sees them: the
 # scored SciERC types as ours, our Phenomenon as SciERC's OtherScientificTerm, both as "Other".
-FEATURE_TYPE = {**SCORED_AS, **{ours: ours for ours in SCORED_AS.values()},
-                "OtherScientificTerm": "Other", "Phenomenon": "Other", "Generic": "Generic"}
+FEATURE_TYPE = {
+    **SCORED_AS,
+    **{ours: ours for ours in SCORED_AS.values()},
+    "OtherScientificTerm": "Other",
+    "Phenomenon": "Other",
+    "Generic": "Generic",
+}
 
 
 def pair_features(first: Span, first_type: str, second: Span, second_type: str) -> list[str]:
     """Features of an ordered pair of mentions of one sentence (``first`` precedes ``second``)."""
     doc = first.doc
-    between = doc[first.end:second.start]
+    between = doc[first.end : second.start]
     words = [t.lower_ for t in between]
-    features = [f"types={first_type}>{second_type}", f"gap={min(len(between), 10)}",
-                f"head1={first.root.lower_}", f"head2={second.root.lower_}",
-                f"first_word={words[0] if words else '-'}", f"last_word={words[-1] if words else '-'}",
-                f"before={doc[first.start - 1].lower_ if first.start > 0 else '-'}",
-                f"after={doc[second.end].lower_ if second.end < len(doc) else '-'}"]
+    features = [
+        f"types={first_type}>{second_type}",
+        f"gap={min(len(between), 10)}",
+        f"head1={first.root.lower_}",
+        f"head2={second.root.lower_}",
+        f"first_word={words[0] if words else '-'}",
+        f"last_word={words[-1] if words else '-'}",
+        f"before={doc[first.start - 1].lower_ if first.start > 0 else '-'}",
+        f"after={doc[second.end].lower_ if second.end < len(doc) else '-'}",
+    ]
     features += [f"between={w}" for w in set(words)]
     if len(words) <= 4:
         features.append("between_seq=" + " ".join(words))
@@ -116,8 +127,9 @@ class RelationModel:
         is "no relation" or less probable than ``threshold``."""
         if second.start - first.end > MAX_GAP:
             return None
-        label, probability = self.predict(pair_features(first, FEATURE_TYPE[first.label_],
-                                                        second, FEATURE_TYPE[second.label_]))
+        label, probability = self.predict(
+            pair_features(first, FEATURE_TYPE[first.label_], second, FEATURE_TYPE[second.label_])
+        )
         if label == "NONE" or probability < threshold:
             return None
         scierc, forward = label[:-1], label.endswith(">")
@@ -128,11 +140,14 @@ class RelationModel:
         return subject, predicate, obj, scierc, round(probability, 3)
 
 
-def train(examples: Iterable[tuple[list[str], str]], *, epochs: int = 4, rate: float = 0.2,
-          l2: float = 1e-6, seed: int = 0) -> RelationModel:
+def train(
+    examples: Iterable[tuple[list[str], str]], *, epochs: int = 4, rate: float = 0.2, l2: float = 1e-6, seed: int = 0
+) -> RelationModel:
     """Fit by AdaGrad on (features, class) pairs; deterministic for a given seed and order."""
-    data = [(np.fromiter((_hash(f) for f in features), dtype=np.int64), CLASSES.index(label))
-            for features, label in examples]
+    data = [
+        (np.fromiter((_hash(f) for f in features), dtype=np.int64), CLASSES.index(label))
+        for features, label in examples
+    ]
     weights = np.zeros((DIMENSIONS, len(CLASSES)), dtype=np.float32)
     bias = np.zeros(len(CLASSES), dtype=np.float32)
     squares = np.full((DIMENSIONS, len(CLASSES)), 1e-6, dtype=np.float32)

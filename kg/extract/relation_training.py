@@ -3,6 +3,7 @@
 Pairs of annotated mentions within a SciERC sentence are the examples; their class is the
 annotated relation, in the direction of the pair, or NONE. Every choice is measured on dev.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -34,7 +35,7 @@ def labelled_pairs(doc: Doc, source: SciercDoc) -> Iterator[tuple[Span, str, Spa
                 if span is not None:
                     mentions.append((start, end, span, FEATURE_TYPE[label]))
         for i, (s0, s1, first, first_type) in enumerate(mentions):
-            for t0, t1, second, second_type in mentions[i + 1:]:
+            for t0, t1, second, second_type in mentions[i + 1 :]:
                 if second.start - first.end > MAX_GAP or first.end > second.start:
                     continue
                 if (s0, s1, t0, t1) in gold:
@@ -54,9 +55,11 @@ def train_relations(output: Path = MODEL_FILE, *, epochs: int = 4) -> RelationMo
 
     nlp = spacy.load(resolve_model(), exclude=["ner"])
     docs = read_split("train")
-    examples = [(pair_features(a, at, b, bt), label)
-                for doc, source in zip(parse(nlp, docs), docs)
-                for a, at, b, bt, label in labelled_pairs(doc, source)]
+    examples = [
+        (pair_features(a, at, b, bt), label)
+        for doc, source in zip(parse(nlp, docs), docs)
+        for a, at, b, bt, label in labelled_pairs(doc, source)
+    ]
     model = train(examples, epochs=epochs)
     output.parent.mkdir(parents=True, exist_ok=True)
     model.save(output)

@@ -23,6 +23,7 @@ to the dataset or metric, the reverse of SciERC's EVALUATE-FOR: the SciERC label
 directions are in :mod:`kg.extract.scierc.schema`, which the classifier
 (:mod:`kg.extract.relation_model`) reads.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -32,20 +33,83 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
 from kg.extract.records import RELATIONS_KEY
+
 SYMMETRIC = frozenset({"comparedWith", "conjunction"})
 
 _OUTPERFORM = frozenset({"outperform", "surpass", "beat", "exceed", "outpace", "dominate", "outshine"})
 _COMPARE = frozenset({"compare", "contrast", "benchmark", "match", "rival"})
-_ADDRESS = frozenset({"mitigate", "alleviate", "address", "tackle", "solve", "reduce", "prevent", "overcome",
-                      "combat", "handle", "resolve", "counteract", "avoid", "eliminate", "fix", "suppress",
-                      "remedy", "lessen", "curb", "minimize", "attenuate", "correct"})
-_USE = frozenset({"use", "utilize", "utilise", "leverage", "employ", "adopt", "exploit", "incorporate",
-                  "integrate", "harness", "rely", "build", "base", "combine", "extend", "augment"})
-_APPLY = frozenset({"use", "apply", "utilize", "employ", "adopt", "leverage", "design", "develop", "propose",
-                    "introduce", "tailor"})
-_EVALUATE = frozenset({"evaluate", "test", "validate", "assess", "benchmark", "experiment", "demonstrate",
-                       "show", "achieve", "attain", "obtain", "report", "measure", "reach", "improve",
-                       "perform", "set", "yield", "establish"})
+_ADDRESS = frozenset(
+    {
+        "mitigate",
+        "alleviate",
+        "address",
+        "tackle",
+        "solve",
+        "reduce",
+        "prevent",
+        "overcome",
+        "combat",
+        "handle",
+        "resolve",
+        "counteract",
+        "avoid",
+        "eliminate",
+        "fix",
+        "suppress",
+        "remedy",
+        "lessen",
+        "curb",
+        "minimize",
+        "attenuate",
+        "correct",
+    }
+)
+_USE = frozenset(
+    {
+        "use",
+        "utilize",
+        "utilise",
+        "leverage",
+        "employ",
+        "adopt",
+        "exploit",
+        "incorporate",
+        "integrate",
+        "harness",
+        "rely",
+        "build",
+        "base",
+        "combine",
+        "extend",
+        "augment",
+    }
+)
+_APPLY = frozenset(
+    {"use", "apply", "utilize", "employ", "adopt", "leverage", "design", "develop", "propose", "introduce", "tailor"}
+)
+_EVALUATE = frozenset(
+    {
+        "evaluate",
+        "test",
+        "validate",
+        "assess",
+        "benchmark",
+        "experiment",
+        "demonstrate",
+        "show",
+        "achieve",
+        "attain",
+        "obtain",
+        "report",
+        "measure",
+        "reach",
+        "improve",
+        "perform",
+        "set",
+        "yield",
+        "establish",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -59,8 +123,9 @@ class Found:
     confidence: float
 
 
-@Language.factory("kg_relations", default_config={"threshold": 0.6}, requires=["doc.spans", "token.dep"],
-                  assigns=["doc.user_data"])
+@Language.factory(
+    "kg_relations", default_config={"threshold": 0.6}, requires=["doc.spans", "token.dep"], assigns=["doc.user_data"]
+)
 def make_relation_finder(nlp: Language, name: str, threshold: float) -> RelationFinder:
     from kg.extract.relation_model import MODEL_FILE, RelationModel
 
@@ -91,7 +156,7 @@ class RelationFinder:
         for sentence in doc.sents:
             inside = [m for m in mentions if sentence.start <= m.start and m.end <= sentence.end]
             for i, first in enumerate(inside):
-                for second in inside[i + 1:]:
+                for second in inside[i + 1 :]:
                     ruled = False
                     for relation in _relations(first, second):
                         ruled = True
@@ -101,8 +166,14 @@ class RelationFinder:
                     if not ruled and self.model is not None:
                         relation = self._classify(first, second)
                         if relation is not None:
-                            found[(relation.subject.start, relation.subject.end,
-                                   relation.object.start, relation.object.end)] = relation
+                            found[
+                                (
+                                    relation.subject.start,
+                                    relation.subject.end,
+                                    relation.object.start,
+                                    relation.object.end,
+                                )
+                            ] = relation
         return sorted(found.values(), key=lambda r: (r.subject.start, r.object.start, r.predicate))
 
     def _classify(self, first: Span, second: Span) -> Found | None:
@@ -119,8 +190,10 @@ class RelationFinder:
 
 def relations_of(doc: Doc) -> list[tuple[Span, str, Span, str | None, float]]:
     """The relations a processed Doc carries, as (subject span, predicate, object span, SciERC label, confidence)."""
-    return [(doc[s0:s1], predicate, doc[o0:o1], scierc, confidence)
-            for s0, s1, predicate, o0, o1, scierc, confidence in doc.user_data.get(RELATIONS_KEY, [])]
+    return [
+        (doc[s0:s1], predicate, doc[o0:o1], scierc, confidence)
+        for s0, s1, predicate, o0, o1, scierc, confidence in doc.user_data.get(RELATIONS_KEY, [])
+    ]
 
 
 def _relations(first: Span, second: Span) -> Iterator[Found]:
@@ -158,19 +231,40 @@ def _by_verb(first: Span, second: Span) -> Iterator[Found]:
             yield Found(passive_subject, "evaluatedOn", agent_or_prep, "EVALUATE-FOR", 0.75)
         elif lemma in _COMPARE and preposition in ("with", "to", "against"):
             yield Found(passive_subject, "comparedWith", agent_or_prep, "COMPARE", 0.7)
-    if subject is not None and obj is not None and lemma in _EVALUATE and preposition in ("on", "across") \
-            and obj.label_ == "Dataset" and subject.label_ != "Dataset":
+    if (
+        subject is not None
+        and obj is not None
+        and lemma in _EVALUATE
+        and preposition in ("on", "across")
+        and obj.label_ == "Dataset"
+        and subject.label_ != "Dataset"
+    ):
         yield Found(subject, "evaluatedOn", obj, "EVALUATE-FOR", 0.7)
     yield from _verb_with_two_objects(first, second, verb, lemma)
 
 
 _TRAIN = frozenset({"train", "pretrain", "pre-train", "fine-tune", "finetune", "tune", "distill", "learn"})
-_ENABLE = frozenset({"improve", "enhance", "enable", "facilitate", "boost", "accelerate", "support", "advance",
-                     "benefit", "help", "aid", "empower", "strengthen"})
+_ENABLE = frozenset(
+    {
+        "improve",
+        "enhance",
+        "enable",
+        "facilitate",
+        "boost",
+        "accelerate",
+        "support",
+        "advance",
+        "benefit",
+        "help",
+        "aid",
+        "empower",
+        "strengthen",
+    }
+)
 
 
 def _verb_with_two_objects(first: Span, second: Span, verb: Token, lemma: str) -> Iterator[Found]:
-    """"(we) apply X to Y", "evaluate X on Y", "train X on Y": a direct object and a prepositional one."""
+    """ "(we) apply X to Y", "evaluate X on Y", "train X on Y": a direct object and a prepositional one."""
     direct = next((m for m in (first, second) if _attaches_as(m.root, verb) == "dobj"), None)
     other = second if direct is first else first
     if direct is None or _attaches_as(other.root, verb) != "prep":
@@ -180,15 +274,19 @@ def _verb_with_two_objects(first: Span, second: Span, verb: Token, lemma: str) -
         yield Found(direct, "usedFor", other, "USED-FOR", 0.75)
     elif lemma in _EVALUATE and preposition in ("on", "across", "in") and other.label_ == "Dataset":
         yield Found(direct, "evaluatedOn", other, "EVALUATE-FOR", 0.75)
-    elif lemma in _TRAIN and preposition in ("on", "with", "using") and other.label_ == "Dataset" \
-            and direct.label_ == "Method":
+    elif (
+        lemma in _TRAIN
+        and preposition in ("on", "with", "using")
+        and other.label_ == "Dataset"
+        and direct.label_ == "Method"
+    ):
         yield Found(other, "usedFor", direct, "USED-FOR", 0.7)
     elif lemma in _COMPARE and preposition in ("with", "to", "against") and direct.label_ == other.label_:
         yield Found(direct, "comparedWith", other, "COMPARE", 0.7)
 
 
 def _attaches_as(token: Token, verb: Token) -> str | None:
-    """"dobj" or "prep": how the phrase headed by ``token`` hangs off ``verb`` (through conjunctions)."""
+    """ "dobj" or "prep": how the phrase headed by ``token`` hangs off ``verb`` (through conjunctions)."""
     while token.dep_ == "conj" and token.head != verb:
         token = token.head
     if token.head == verb and token.dep_ in ("dobj", "obj"):
@@ -202,7 +300,7 @@ _MEANS = frozenset({"via", "using", "through", "by", "with"})
 
 
 def _by_preposition(first: Span, second: Span) -> Iterator[Found]:
-    """"<a> for <b>", "<a> on <b>", "<a> of <b>", "<a> via <b>": <b> hangs off <a>'s head word."""
+    """ "<a> for <b>", "<a> on <b>", "<a> of <b>", "<a> via <b>": <b> hangs off <a>'s head word."""
     for head_span, tail in ((first, second), (second, first)):
         attached = _attachment(tail.root)
         if attached is None or not (head_span.start <= attached[0].i < head_span.end):
@@ -222,7 +320,7 @@ def _by_preposition(first: Span, second: Span) -> Iterator[Found]:
 
 
 def _by_apposition(first: Span, second: Span) -> Iterator[Found]:
-    """"ToolDec, a decoding algorithm", "a generated dataset, ImageNet-G": the name is a kind of the class.
+    """ "ToolDec, a decoding algorithm", "a generated dataset, ImageNet-G": the name is a kind of the class.
 
     An acronym in brackets is also parsed as an apposition; it is the same entity, not a kind of it.
     """
@@ -242,7 +340,7 @@ def _is_name(span: Span) -> bool:
 
 
 def _by_example(first: Span, second: Span) -> Iterator[Found]:
-    """"<class> such as <example>", "<class> including <example>": the example is a kind of the class."""
+    """ "<class> such as <example>", "<class> including <example>": the example is a kind of the class."""
     head = _attachment(second.root)
     if head is None or not (first.start <= head[0].i < first.end):
         return

@@ -6,6 +6,7 @@ Examples
 >>> any(t.text == "CLIP" and t.type == "Method" for t in terms)
 True
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,7 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from kg.namespace import ENTITY_TYPES, ontology_iri
-
 from kg.resources import VOCABULARY_DIR
 
 _SKOS = "http://www.w3.org/2004/02/skos/core#"

@@ -30,6 +30,7 @@ Examples
 >>> docs[1].id == document_id("We propose LoRA.")
 True
 """
+
 from kg.ingest.document import Document, document_id
 from kg.ingest.readers import SOURCE_SUFFIXES
 from kg.ingest.sources import iter_source_files, read_documents

@@ -1,4 +1,5 @@
 """The :class:`Document` record every reader produces, and the content id of an abstract."""
+
 from __future__ import annotations
 
 import hashlib

@@ -2,6 +2,7 @@
 
 Every format but ``.txt`` names its fields; they are read and checked here, once for all of them.
 """
+
 from __future__ import annotations
 
 import re

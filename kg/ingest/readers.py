@@ -6,6 +6,7 @@ takes those ``(line number, text)`` pairs and yields a :class:`~kg.ingest.docume
 per record, or an :class:`~kg.errors.InputError` for a bad record; a new format is one more
 reader and one more row in :data:`READERS`.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -38,7 +39,7 @@ def read_file(path: Path) -> Iterator[Item]:
     a file-level one (missing, binary, not UTF-8, empty, no text column) is raised.
     """
     try:
-        handle = open(path, "rb")  # noqa: SIM115  (apart from the with: only opening is "cannot read")
+        handle = open(path, "rb")
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     with handle:
@@ -162,9 +163,7 @@ def _read_table(lines: Lines, path: Path, *, delimiter: str) -> Iterator[Item]:
         if len(row) > len(header):
             yield InputError(path, f"expected {len(header)} fields, found {len(row)}", line=start)
             continue
-        record = {
-            name: row[index] for name, index in columns.items() if index < len(row) and row[index].strip()
-        }
+        record = {name: row[index] for name, index in columns.items() if index < len(row) and row[index].strip()}
         record.setdefault(text_key, "")  # a short or blank text cell is reported as empty text
         try:
             yield document_from_record(record, path, start)

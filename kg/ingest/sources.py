@@ -4,6 +4,7 @@ Every record is yielded, duplicates included; the caller deduplicates by
 :attr:`~kg.ingest.document.Document.id` and so can keep every place an abstract was seen.
 A bad file or record is raised, or handed to ``on_error`` so that reading goes on.
 """
+
 from __future__ import annotations
 
 import os

@@ -18,6 +18,7 @@ Examples
 >>> summary_line(result)
 '1 row in 0.012 s'
 """
+
 from kg.query.formats import FORMATS, render
 from kg.query.result import GRAPH_COLUMNS, KINDS, Result
 from kg.query.table import summary_line

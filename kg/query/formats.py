@@ -50,6 +50,7 @@ Examples
 >>> render(Result.from_boolean(True), "csv")
 'true\\r\\n'
 """
+
 from __future__ import annotations
 
 import io
@@ -77,8 +78,9 @@ FORMATS = ("table", "csv", "tsv", "json", "xml")
 _LINE_END = {"csv": "\r\n"}  # and "\n" for the others
 
 
-def render(result: Result, fmt: str = "table", *, prefixes: Mapping[str, str] | None = PREFIXES,
-           max_width: int | None = None) -> str:
+def render(
+    result: Result, fmt: str = "table", *, prefixes: Mapping[str, str] | None = PREFIXES, max_width: int | None = None
+) -> str:
     """Render a result as text in one of :data:`FORMATS`.
 
     Parameters
@@ -149,8 +151,12 @@ def render(result: Result, fmt: str = "table", *, prefixes: Mapping[str, str] | 
 def _oxigraph_format(key: str) -> pyoxigraph.QueryResultsFormat:
     import pyoxigraph as ox
 
-    return {"csv": ox.QueryResultsFormat.CSV, "tsv": ox.QueryResultsFormat.TSV,
-            "json": ox.QueryResultsFormat.JSON, "xml": ox.QueryResultsFormat.XML}[key]
+    return {
+        "csv": ox.QueryResultsFormat.CSV,
+        "tsv": ox.QueryResultsFormat.TSV,
+        "json": ox.QueryResultsFormat.JSON,
+        "xml": ox.QueryResultsFormat.XML,
+    }[key]
 
 
 def _oxigraph_answer(result: Result, *, xml: bool) -> pyoxigraph.QuerySolutions | pyoxigraph.QueryBoolean:
@@ -165,8 +171,9 @@ def _oxigraph_answer(result: Result, *, xml: bool) -> pyoxigraph.QuerySolutions 
             try:
                 ox.Variable(name)
             except ValueError:
-                raise ValueError(f"column {name!r} is not a SPARQL variable name, "
-                                 "which the W3C result formats need") from None
+                raise ValueError(
+                    f"column {name!r} is not a SPARQL variable name, which the W3C result formats need"
+                ) from None
         lines = ["\t".join("?" + name for name in columns)]
         lines.extend("\t".join("" if t is None else _ntriples(t, xml=xml) for t in row) for row in rows)
         text = "\n".join(lines) + "\n"
@@ -196,6 +203,11 @@ def _ntriples(term: Term, *, xml: bool) -> str:
         import pyoxigraph as ox
 
         value = to_oxigraph(term)
-        return str(ox.Literal(_XML_INVALID.sub("\ufffd", value.value), language=value.language,
-                              datatype=None if value.language else value.datatype))
+        return str(
+            ox.Literal(
+                _XML_INVALID.sub("\ufffd", value.value),
+                language=value.language,
+                datatype=None if value.language else value.datatype,
+            )
+        )
     return str(to_oxigraph(term))

@@ -20,6 +20,7 @@ Kinds of result
 ``message``
     ``message``: a command that only says something.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -154,8 +155,9 @@ class Result:
             return cls(columns=tuple(v.value for v in answer.variables), rows=rows, kind="select")
         triples = []
         for triple in answer:
-            triples.append((from_oxigraph(triple.subject), from_oxigraph(triple.predicate),
-                            from_oxigraph(triple.object)))
+            triples.append(
+                (from_oxigraph(triple.subject), from_oxigraph(triple.predicate), from_oxigraph(triple.object))
+            )
         return cls.from_triples(triples, sort=False)
 
     @classmethod
@@ -219,13 +221,26 @@ class Result:
             keep = len(bindings) if limit is None else check_whole_number("limit", limit, minimum=0) + 1
             rows = [tuple(binding.get(v) for v in variables) for binding in islice(bindings, keep)]
             rows, cut = _cut(rows, limit)
-            return cls(columns=tuple(str(v) for v in variables), rows=rows, kind="select", truncated=cut,
-                       elapsed=elapsed, limit=limit)
+            return cls(
+                columns=tuple(str(v) for v in variables),
+                rows=rows,
+                kind="select",
+                truncated=cut,
+                elapsed=elapsed,
+                limit=limit,
+            )
         raise TypeError(f"not an rdflib query result: {type(result).__name__}")
 
     @classmethod
-    def from_rows(cls, columns: Iterable[str], rows: Iterable[Sequence[Any] | Mapping[str, Any]], *,
-                  elapsed: float | None = None, limit: int | None = None, truncated: bool = False) -> Result:
+    def from_rows(
+        cls,
+        columns: Iterable[str],
+        rows: Iterable[Sequence[Any] | Mapping[str, Any]],
+        *,
+        elapsed: float | None = None,
+        limit: int | None = None,
+        truncated: bool = False,
+    ) -> Result:
         """A SELECT-style result from plain Python values.
 
         Parameters
@@ -274,12 +289,19 @@ class Result:
                     raise ValueError(f"row {i} has {len(values)} values for {len(names)} columns")
             converted.append(tuple(from_python(v) for v in values))
         converted, cut = _cut(converted, limit)
-        return cls(columns=names, rows=converted, kind="select", truncated=truncated or cut, elapsed=elapsed,
-                   limit=limit)
+        return cls(
+            columns=names, rows=converted, kind="select", truncated=truncated or cut, elapsed=elapsed, limit=limit
+        )
 
     @classmethod
-    def from_triples(cls, triples: Iterable[tuple[Term, Term, Term]], *, elapsed: float | None = None,
-                     limit: int | None = None, sort: bool = True) -> Result:
+    def from_triples(
+        cls,
+        triples: Iterable[tuple[Term, Term, Term]],
+        *,
+        elapsed: float | None = None,
+        limit: int | None = None,
+        sort: bool = True,
+    ) -> Result:
         """A graph result from triples (an rdflib ``Graph`` is an iterable of triples).
 
         Parameters
@@ -310,8 +332,15 @@ class Result:
         if sort:
             items.sort(key=_triple_key)
         items, cut = _cut(items, limit)
-        return cls(columns=GRAPH_COLUMNS, rows=list(items), kind="graph", triples=items,  # type: ignore[arg-type]
-                   truncated=cut, elapsed=elapsed, limit=limit)
+        return cls(
+            columns=GRAPH_COLUMNS,
+            rows=list(items),
+            kind="graph",
+            triples=items,  # type: ignore[arg-type]
+            truncated=cut,
+            elapsed=elapsed,
+            limit=limit,
+        )
 
     @classmethod
     def from_boolean(cls, value: bool, *, elapsed: float | None = None) -> Result:

@@ -32,6 +32,7 @@ Examples
 >>> summary_line(result)
 '2 rows in 0.012 s'
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,15 +50,27 @@ __all__ = ["render_table", "summary_line"]
 _NUMERIC_DATATYPES = frozenset(
     str(rdfns.XSD[name])
     for name in (
-        "integer", "decimal", "double", "float", "long", "int", "short", "byte",
-        "nonNegativeInteger", "positiveInteger", "nonPositiveInteger", "negativeInteger",
-        "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte",
+        "integer",
+        "decimal",
+        "double",
+        "float",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
     )
 )
 
 
-def render_table(result: Result, *, prefixes: Mapping[str, str] | None = PREFIXES,
-                 max_width: int | None = None) -> str:
+def render_table(result: Result, *, prefixes: Mapping[str, str] | None = PREFIXES, max_width: int | None = None) -> str:
     """The table of a SELECT or graph result, or the answer of an ASK, ending with a line break.
 
     Parameters
@@ -149,9 +162,7 @@ def _plural(n: int, word: str) -> str:
 # Line breaks become a visible mark, tabs a space, other control characters \xNN.
 _LINE_MARK = "\u21b5"  # ↵
 _CLEAN_TABLE: dict[int, str] = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
-_CLEAN_TABLE.update(
-    {c: _LINE_MARK for c in (0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029)}
-)
+_CLEAN_TABLE.update({c: _LINE_MARK for c in (0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029)})
 _CLEAN_TABLE[0x09] = " "
 
 
@@ -208,7 +219,7 @@ def _compactor(prefixes: Mapping[str, str] | None) -> Callable[[str], str]:
         if shown is None:
             for namespace, prefix in namespaces:
                 if iri.startswith(namespace):
-                    shown = f"{prefix}:{iri[len(namespace):]}"
+                    shown = f"{prefix}:{iri[len(namespace) :]}"
                     break
             else:
                 shown = f"<{iri}>"

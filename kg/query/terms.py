@@ -17,6 +17,7 @@ rdflib.term.Literal('CLIP', lang='en')
 >>> to_python(from_python(12))
 12
 """
+
 from __future__ import annotations
 
 import datetime

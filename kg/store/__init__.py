@@ -17,11 +17,20 @@ Examples
 ...         len(store)
 1
 """
+
 from __future__ import annotations
 
 from kg.store.base import BACKENDS, Bindings, Store, Triple, default_store_path, open_store
 from kg.store.embedded import EmbeddedStore
 from kg.store.endpoint import EndpointStore
 
-__all__ = ["BACKENDS", "Bindings", "EmbeddedStore", "EndpointStore", "Store", "Triple", "default_store_path",
-           "open_store"]
+__all__ = [
+    "BACKENDS",
+    "Bindings",
+    "EmbeddedStore",
+    "EndpointStore",
+    "Store",
+    "Triple",
+    "default_store_path",
+    "open_store",
+]

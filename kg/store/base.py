@@ -17,6 +17,7 @@ Traceback (most recent call last):
 ...
 kg.errors.UsageError: a remote endpoint is read-only here; build into a local --store
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -73,8 +74,7 @@ class Store(ABC):
         """The rdflib Graph over this store's default graph."""
 
     @abstractmethod
-    def query(self, sparql: str, *, bindings: Bindings | None = None,
-              prefixes: dict[str, str] | None = None) -> Result:
+    def query(self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None) -> Result:
         """Run a SPARQL query, with the project's prefixes declared, and return a Result.
 
         ``bindings`` gives variables their values (``{"entity": URIRef(...)}``) without writing
@@ -101,8 +101,13 @@ class Store(ABC):
         self.close()
 
 
-def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = False,
-               write: bool = False, endpoint: str | None = None) -> Store:
+def open_store(
+    location: str | os.PathLike[str] | None = None,
+    *,
+    create: bool = False,
+    write: bool = False,
+    endpoint: str | None = None,
+) -> Store:
     """Open the store at ``location`` (a directory) or the remote ``endpoint``.
 
     Parameters

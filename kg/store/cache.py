@@ -35,6 +35,7 @@ Examples
 >>> before, after, len(calls)
 ([1, 1], [2, 2], 2)
 """
+
 from __future__ import annotations
 
 import gc

@@ -16,6 +16,7 @@ Examples
 >>> [str(where) for _, where in result.rows]
 ['a.txt:1']
 """
+
 from __future__ import annotations
 
 import os
@@ -75,8 +76,7 @@ class EmbeddedStore(Store):
                 self._graph.bind(prefix, iri, override=True)
         return self._graph
 
-    def query(self, sparql: str, *, bindings: Bindings | None = None,
-              prefixes: dict[str, str] | None = None) -> Result:
+    def query(self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None) -> Result:
         import pyoxigraph as ox
 
         from kg.query.result import Result
@@ -85,8 +85,9 @@ class EmbeddedStore(Store):
         started = time.perf_counter()
         substitutions = {ox.Variable(name): to_oxigraph(value) for name, value in (bindings or {}).items()}
         try:
-            answer = self._ox.query(sparql, prefixes=dict(PREFIXES if prefixes is None else prefixes),
-                                    substitutions=substitutions)
+            answer = self._ox.query(
+                sparql, prefixes=dict(PREFIXES if prefixes is None else prefixes), substitutions=substitutions
+            )
         except SyntaxError as err:
             raise _syntax_error(err) from None
         except OSError as err:

@@ -12,6 +12,7 @@ Examples
 >>> print(with_values("SELECT ?e ?n WHERE { ?e ?p ?n }", {"e": URIRef("http://example.org/a"), "n": Literal("x")}))
 SELECT ?e ?n WHERE { VALUES (?e ?n) { (<http://example.org/a> "x") } ?e ?p ?n }
 """
+
 from __future__ import annotations
 
 import re
@@ -53,8 +54,7 @@ class EndpointStore(Store):
             self._graph = Graph(store=SPARQLStore(query_endpoint=self.url, returnFormat="json"))
         return self._graph
 
-    def query(self, sparql: str, *, bindings: Bindings | None = None,
-              prefixes: dict[str, str] | None = None) -> Result:
+    def query(self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None) -> Result:
         from kg.namespace import sparql_prologue
         from kg.query.result import Result
 
@@ -86,7 +86,7 @@ def with_values(sparql: str, bindings: Bindings | None) -> str:
         raise QueryError("values can be bound only in a query with a WHERE clause")
     names = " ".join(f"?{name}" for name in bindings)
     terms = " ".join(term.n3() for term in bindings.values())
-    return f"{sparql[:found.end()]} VALUES ({names}) {{ ({terms}) }}{sparql[found.end():]}"
+    return f"{sparql[: found.end()]} VALUES ({names}) {{ ({terms}) }}{sparql[found.end() :]}"
 
 
 def _first_line(err: BaseException) -> str:

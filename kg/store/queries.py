@@ -16,6 +16,7 @@ True
 >>> split_aliases("ARP" + ALIAS_SEPARATOR + "A.R.P."), split_aliases(None)
 (['ARP', 'A.R.P.'], [])
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence

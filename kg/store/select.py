@@ -19,6 +19,7 @@ Examples
 >>> rows, bound
 ([('a.txt:1', None)], [])
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
     from kg.store import Store
 
 
-def select_strings(store: Store, sparql: str, *,
-                   bindings: Mapping[str, str] | None = None) -> list[tuple[str | None, ...]]:
+def select_strings(
+    store: Store, sparql: str, *, bindings: Mapping[str, str] | None = None
+) -> list[tuple[str | None, ...]]:
     """The rows of a SELECT query, each term as its IRI or lexical form (None where unbound).
 
     The project's prefixes are declared, as for :meth:`kg.store.Store.query`; ``bindings``
@@ -43,8 +45,10 @@ def select_strings(store: Store, sparql: str, *,
         import pyoxigraph as ox
 
         substitutions = {ox.Variable(name): ox.NamedNode(iri) for name, iri in (bindings or {}).items()}
-        return [tuple(None if term is None else term.value for term in solution)
-                for solution in store.ox.query(sparql, prefixes=dict(PREFIXES), substitutions=substitutions)]
+        return [
+            tuple(None if term is None else term.value for term in solution)
+            for solution in store.ox.query(sparql, prefixes=dict(PREFIXES), substitutions=substitutions)
+        ]
     from rdflib import URIRef
 
     terms = {name: URIRef(iri) for name, iri in (bindings or {}).items()}

@@ -1,4 +1,5 @@
 """`kg validate`: SHACL validation of the graph against ontology/shapes.ttl (pySHACL)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,7 +23,8 @@ def validate(store: Store) -> ValidationReport:
     ontology = Graph().parse(ONTOLOGY_FILE)
     data = Graph()
     data += store.graph  # pySHACL walks the graph many times; an in-memory copy keeps that fast
-    conforms, _, text = pyshacl.validate(data, shacl_graph=shapes, ont_graph=ontology, inference="none",
-                                         allow_warnings=True)
+    conforms, _, text = pyshacl.validate(
+        data, shacl_graph=shapes, ont_graph=ontology, inference="none", allow_warnings=True
+    )
     summary = "the graph conforms to ontology/shapes.ttl" if conforms else text.strip()
     return ValidationReport(conforms=bool(conforms), text=summary)

@@ -20,6 +20,7 @@
 A new command goes into the module of its topic, under ``@command(usage, summary, ...)``;
 ``.help`` and completion pick it up from the registry.
 """
+
 # The topics register their commands as they are imported, in the order .help lists them.
 from shell.commands import graph, contents, settings, files, meta  # noqa: F401, I001
 from shell.commands.registry import COMMANDS, Command, command, execute, parse_command, unique_commands

@@ -10,6 +10,7 @@ Traceback (most recent call last):
 ...
 kg.errors.UsageError: unknown option --top (options: --limit)
 """
+
 from __future__ import annotations
 
 import shlex
@@ -122,12 +123,15 @@ def two_entities(session: Session, named: list[str], usage: str) -> tuple[str, s
     for a, b in splits:  # one side is known: report the other with "did you mean"
         if labels.candidates(a) or labels.candidates(b):
             return session.resolve(a), session.resolve(b)
-    raise UsageError(f"cannot tell two entities in {' '.join(named)!r}; quote names with spaces, "
-                     f'as in .path "robust overfitting" CLIP')
+    raise UsageError(
+        f"cannot tell two entities in {' '.join(named)!r}; quote names with spaces, "
+        f'as in .path "robust overfitting" CLIP'
+    )
 
 
-def _read(default: int | str | list[str], current: int | str | list[str], value: str, what: str
-          ) -> int | str | list[str]:
+def _read(
+    default: int | str | list[str], current: int | str | list[str], value: str, what: str
+) -> int | str | list[str]:
     if isinstance(default, list):
         return [*current, value]  # type: ignore[misc]
     if isinstance(default, int):

@@ -1,4 +1,5 @@
 """What the graph holds: ``.find`` (entities by label or alias), ``.stats`` and ``.prefixes``."""
+
 from __future__ import annotations
 
 import re

@@ -2,6 +2,7 @@
 
 Saved queries live in :class:`shell.session.SavedQueries` (``queries.json``), kept between sessions.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -24,9 +25,12 @@ if TYPE_CHECKING:
 _NAME = re.compile(r"[\w.-]+")
 
 
-@command(".export FORMAT FILE", "write the whole graph to FILE (ttl, nt, nq, trig, jsonld, xml)",
-         details="With only FILE, the format follows its suffix (graph.nt is N-Triples).",
-         arguments=("export_format", "file"))
+@command(
+    ".export FORMAT FILE",
+    "write the whole graph to FILE (ttl, nt, nq, trig, jsonld, xml)",
+    details="With only FILE, the format follows its suffix (graph.nt is N-Triples).",
+    arguments=("export_format", "file"),
+)
 def cmd_export(session: Session, args: str) -> Result:
     from kg.export import EXPORTERS, get_exporter
 

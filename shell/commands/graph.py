@@ -11,6 +11,7 @@ Links are named as in ``kg path --format json``: a relation (``usedFor``), the s
 followed against its direction (``^usedFor``), or ``mentions`` for two concepts that a
 paper mentions both.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -27,8 +28,8 @@ from kg.explore.reports import (
     relation_notes,
 )
 from kg.query.result import Result
-from kg.store.queries import PAPER_TITLE_AND_ABSTRACT
 from kg.rdf import KG
+from kg.store.queries import PAPER_TITLE_AND_ABSTRACT
 from shell.commands.arguments import one_entity, options, two_entities
 from shell.commands.registry import COMMANDS, command
 
@@ -42,29 +43,43 @@ _SNIPPET = 60
 PROPOSERS_SHOWN = 10
 
 
-@command(".path A B [--max-hops N] [--limit K] [--via LINK,...] [--papers|--no-papers]",
-         "shortest chains of links between two entities",
-         details="Links are stored relations (usedFor, ^usedFor against the direction) and co-mentions\n"
-                 "(mentions: a paper mentions both); each hop comes with the sentence that states it.\n"
-                 "The options are those of kg path. Defaults: --max-hops 4, --limit 3 paths, every link.\n"
-                 "--via follows only the links named, comma-separated or repeated, of:\n"
-                 f"  {', '.join(LINKS)}\n"
-                 "--no-papers leaves out co-mentions (--papers keeps them beside --via).\n"
-                 "Quote names with spaces when it is unclear where the first ends:\n"
-                 '  .path "robust overfitting" CIFAR-10',
-         arguments=("entity", "entity"))
+@command(
+    ".path A B [--max-hops N] [--limit K] [--via LINK,...] [--papers|--no-papers]",
+    "shortest chains of links between two entities",
+    details="Links are stored relations (usedFor, ^usedFor against the direction) and co-mentions\n"
+    "(mentions: a paper mentions both); each hop comes with the sentence that states it.\n"
+    "The options are those of kg path. Defaults: --max-hops 4, --limit 3 paths, every link.\n"
+    "--via follows only the links named, comma-separated or repeated, of:\n"
+    f"  {', '.join(LINKS)}\n"
+    "--no-papers leaves out co-mentions (--papers keeps them beside --via).\n"
+    "Quote names with spaces when it is unclear where the first ends:\n"
+    '  .path "robust overfitting" CIFAR-10',
+    arguments=("entity", "entity"),
+)
 def cmd_path(session: Session, args: str) -> Result:
     named, values = options(args, {"max-hops": 4, "limit": 3, "via": []}, flags=("papers",))
     source, target = two_entities(session, named, COMMANDS[".path"].usage)
     max_hops = max(1, values["max-hops"])
-    report = path_report(session.projection(), session.store, source, target, max_hops=max_hops,
-                         limit=max(1, values["limit"]), via=values["via"], through_papers=values["papers"])
+    report = path_report(
+        session.projection(),
+        session.store,
+        source,
+        target,
+        max_hops=max_hops,
+        limit=max(1, values["limit"]),
+        via=values["via"],
+        through_papers=values["papers"],
+    )
     return path_result(report, max_hops)
 
 
-@command(".neighbors X [--hops N] [--limit K]", "entities within N links of X, nearest and best-linked first",
-         details="Defaults: --hops 1, --limit 20 per ring (0: all).",
-         arguments=("entity",), aliases=(".neighbours",))
+@command(
+    ".neighbors X [--hops N] [--limit K]",
+    "entities within N links of X, nearest and best-linked first",
+    details="Defaults: --hops 1, --limit 20 per ring (0: all).",
+    arguments=("entity",),
+    aliases=(".neighbours",),
+)
 def cmd_neighbors(session: Session, args: str) -> Result:
     iri, values = one_entity(session, args, COMMANDS[".neighbors"].usage, {"hops": 1, "limit": 20})
     limit = values["limit"] or None
@@ -72,16 +87,24 @@ def cmd_neighbors(session: Session, args: str) -> Result:
     return neighbors_result(report, limit)
 
 
-@command(".related X [--limit K] [--measure jaccard|pmi|npmi] [--predict K]",
-         "entities most associated with X, and likely links not made yet",
-         details="Associated: linked to X, ranked by a co-occurrence measure over papers (default jaccard;\n"
-                 "--limit 10, 0: all). Predicted: two links away, by the Adamic-Adar index (--predict 5).",
-         arguments=("entity",))
+@command(
+    ".related X [--limit K] [--measure jaccard|pmi|npmi] [--predict K]",
+    "entities most associated with X, and likely links not made yet",
+    details="Associated: linked to X, ranked by a co-occurrence measure over papers (default jaccard;\n"
+    "--limit 10, 0: all). Predicted: two links away, by the Adamic-Adar index (--predict 5).",
+    arguments=("entity",),
+)
 def cmd_related(session: Session, args: str) -> Result:
-    iri, values = one_entity(session, args, COMMANDS[".related"].usage,
-                             {"limit": 10, "measure": "jaccard", "predict": 5})
-    report = related_report(session.projection(), iri, measure=values["measure"], limit=values["limit"] or None,
-                            predictions=values["predict"])
+    iri, values = one_entity(
+        session, args, COMMANDS[".related"].usage, {"limit": 10, "measure": "jaccard", "predict": 5}
+    )
+    report = related_report(
+        session.projection(),
+        iri,
+        measure=values["measure"],
+        limit=values["limit"] or None,
+        predictions=values["predict"],
+    )
     return related_result(report)
 
 
@@ -100,11 +123,23 @@ def path_result(report: PathReport, max_hops: int) -> Result:
     (the papers behind the link), ``evidence`` (a sentence stating it) and ``paper`` (the
     paper the sentence comes from). A message when there is no path."""
     if not report.paths:
-        return Result.text(f"no path of at most {max_hops} hops between {report.source} and "
-                           f"{report.target} (try --max-hops N)")
-    rows = [(number, step, hop.source, hop.predicate, hop.target, hop.support, hop.evidence,
-             None if hop.paper is None else URIRef(hop.paper))
-            for number, path in enumerate(report.paths, 1) for step, hop in enumerate(path.hops, 1)]
+        return Result.text(
+            f"no path of at most {max_hops} hops between {report.source} and {report.target} (try --max-hops N)"
+        )
+    rows = [
+        (
+            number,
+            step,
+            hop.source,
+            hop.predicate,
+            hop.target,
+            hop.support,
+            hop.evidence,
+            None if hop.paper is None else URIRef(hop.paper),
+        )
+        for number, path in enumerate(report.paths, 1)
+        for step, hop in enumerate(path.hops, 1)
+    ]
     return Result.from_rows(["path", "hop", "from", "link", "to", "papers", "evidence", "paper"], rows)
 
 
@@ -149,11 +184,13 @@ def describe_result(found: Description, snippets: dict[str, str]) -> Result:
             for link in (link for link in links if link.direction == direction):
                 field = predicate if direction == "out" else f"^{predicate}"
                 rows.append((field, URIRef(link.iri), f"{link.label} ({link.type})", link.support, link.evidence))
-    return Result.from_rows(["field", "value", "note", "papers", "evidence"],
-                            [row + (None,) * (5 - len(row)) for row in rows])
+    return Result.from_rows(
+        ["field", "value", "note", "papers", "evidence"], [row + (None,) * (5 - len(row)) for row in rows]
+    )
 
 
 # ---- helpers
+
 
 def _paper_snippets(store: Store, papers: list[str]) -> dict[str, str]:
     """A short description of each paper: its title, else the opening words of its abstract."""

@@ -1,4 +1,5 @@
 """The commands about the shell itself: ``.help``, built from the registry, and ``.quit``."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -18,6 +18,7 @@ True
 >>> parse_command(".describe  goal misgeneralization")
 ('.describe', 'goal misgeneralization')
 """
+
 from __future__ import annotations
 
 import difflib
@@ -72,8 +73,9 @@ COMMANDS: dict[str, Command] = {}
 """Every dot-command by name and alias."""
 
 
-def command(usage: str, summary: str, *, details: str = "", arguments: tuple[str, ...] = (),
-            aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+def command(
+    usage: str, summary: str, *, details: str = "", arguments: tuple[str, ...] = (), aliases: tuple[str, ...] = ()
+) -> Callable[[Handler], Handler]:
     """Register the decorated handler as the dot-command named by the first word of ``usage``."""
 
     def register(handler: Handler) -> Handler:

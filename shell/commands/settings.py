@@ -1,4 +1,5 @@
 """How results are shown: ``.format``, ``.timing`` and ``.limit``, kept in the session."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -16,6 +16,7 @@ Examples
 >>> "prefLabel" in [t.local for t in vocabulary.terms("skos", "property")]
 True
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -42,37 +43,36 @@ STANDARD_TERMS: dict[str, dict[str, str]] = {
     },
     "owl": {
         "class": "Class Thing Nothing ObjectProperty DatatypeProperty AnnotationProperty Ontology "
-                 "NamedIndividual Restriction TransitiveProperty SymmetricProperty FunctionalProperty "
-                 "InverseFunctionalProperty",
+        "NamedIndividual Restriction TransitiveProperty SymmetricProperty FunctionalProperty "
+        "InverseFunctionalProperty",
         "property": "sameAs equivalentClass equivalentProperty inverseOf disjointWith differentFrom "
-                    "versionInfo versionIRI imports onProperty someValuesFrom allValuesFrom deprecated",
+        "versionInfo versionIRI imports onProperty someValuesFrom allValuesFrom deprecated",
     },
     "skos": {
         "class": "Concept ConceptScheme Collection OrderedCollection",
         "property": "prefLabel altLabel hiddenLabel notation definition note scopeNote example broader "
-                    "narrower related broaderTransitive narrowerTransitive inScheme hasTopConcept "
-                    "topConceptOf exactMatch closeMatch broadMatch narrowMatch relatedMatch member",
+        "narrower related broaderTransitive narrowerTransitive inScheme hasTopConcept "
+        "topConceptOf exactMatch closeMatch broadMatch narrowMatch relatedMatch member",
     },
     "dcterms": {
         "class": "Agent BibliographicResource LicenseDocument",
         "property": "title description abstract creator contributor date created issued modified "
-                    "identifier subject license source publisher language isPartOf hasPart references "
-                    "isReferencedBy rights type format bibliographicCitation",
+        "identifier subject license source publisher language isPartOf hasPart references "
+        "isReferencedBy rights type format bibliographicCitation",
     },
     "prov": {
         "class": "Entity Activity Agent Plan Collection",
         "property": "wasDerivedFrom wasGeneratedBy wasAttributedTo wasAssociatedWith used generatedAtTime "
-                    "startedAtTime endedAtTime wasInformedBy actedOnBehalfOf hadPrimarySource "
-                    "wasQuotedFrom wasRevisionOf value atLocation",
+        "startedAtTime endedAtTime wasInformedBy actedOnBehalfOf hadPrimarySource "
+        "wasQuotedFrom wasRevisionOf value atLocation",
     },
     "xsd": {
         "datatype": "string boolean decimal integer double float date dateTime time gYear gYearMonth "
-                    "duration anyURI language nonNegativeInteger positiveInteger long int",
+        "duration anyURI language nonNegativeInteger positiveInteger long int",
     },
     "schema": {
         "class": "ScholarlyArticle CreativeWork Person Organization Dataset SoftwareSourceCode",
-        "property": "url name author datePublished about keywords identifier sameAs citation headline "
-                    "description",
+        "property": "url name author datePublished about keywords identifier sameAs citation headline description",
     },
 }
 """Common terms of the standard vocabularies, by prefix and role (space-separated local names)."""
@@ -114,8 +114,11 @@ class Vocabulary:
 
     def terms(self, prefix: str | None = None, role: str | None = None) -> list[Term]:
         """The terms of ``prefix`` (all prefixes if None) in ``role`` (all roles if None), sorted."""
-        found = [t for t in self._terms.values()
-                 if (prefix is None or t.prefix == prefix) and (role is None or t.role == role)]
+        found = [
+            t
+            for t in self._terms.values()
+            if (prefix is None or t.prefix == prefix) and (role is None or t.role == role)
+        ]
         return sorted(found, key=lambda t: (t.prefix != "kg", t.prefix, t.local.lower()))
 
     def get(self, prefix: str, local: str) -> Term | None:
@@ -131,8 +134,14 @@ def _ontology_terms() -> Iterable[Term]:
 
     graph = Graph()
     graph.parse(ONTOLOGY_FILE, format="turtle")
-    roles = {OWL.Class: "class", RDFS.Class: "class", OWL.ObjectProperty: "property",
-             OWL.DatatypeProperty: "property", OWL.AnnotationProperty: "property", RDF.Property: "property"}
+    roles = {
+        OWL.Class: "class",
+        RDFS.Class: "class",
+        OWL.ObjectProperty: "property",
+        OWL.DatatypeProperty: "property",
+        OWL.AnnotationProperty: "property",
+        RDF.Property: "property",
+    }
     namespaces = sorted(PREFIXES.items(), key=lambda item: -len(item[1]))
     for subject, kind in graph.subject_objects(RDF.type):
         role = roles.get(kind)
@@ -140,7 +149,7 @@ def _ontology_terms() -> Iterable[Term]:
             continue
         for prefix, namespace in namespaces:
             if str(subject).startswith(namespace):
-                local = str(subject)[len(namespace):]
+                local = str(subject)[len(namespace) :]
                 yield Term(prefix, local, role, _describe(graph, subject, role) if prefix == "kg" else "")
                 break
 
@@ -153,7 +162,7 @@ def _describe(graph, subject, role: str) -> str:
             return "…"
         for prefix, namespace in PREFIXES.items():
             if str(node).startswith(namespace):
-                local = str(node)[len(namespace):]
+                local = str(node)[len(namespace) :]
                 return local if prefix == "kg" else f"{prefix}:{local}"
         return str(node)
 
@@ -181,7 +190,7 @@ class EntityEntry:
     def name(self) -> str:
         """``kgr:entity/clip``: the IRI with the ``kgr:`` prefix (the shell's extended form)."""
         base = PREFIXES["kgr"]
-        return "kgr:" + self.iri[len(base):] if self.iri.startswith(base) else f"<{self.iri}>"
+        return "kgr:" + self.iri[len(base) :] if self.iri.startswith(base) else f"<{self.iri}>"
 
 
 class EntityCatalog:
@@ -202,5 +211,7 @@ class EntityCatalog:
     def from_store(cls, store: Store) -> EntityCatalog:
         """Read every entity's label, type, paper count and aliases."""
         papers = {entity: int(count) for entity, count in select_strings(store, MENTION_COUNTS)}
-        return cls(EntityEntry(iri, label, entity_type, papers.get(iri, 0), aliases)
-                   for iri, label, entity_type, aliases in one_per_entity(select_strings(store, ENTITIES)))
+        return cls(
+            EntityEntry(iri, label, entity_type, papers.get(iri, 0), aliases)
+            for iri, label, entity_type, aliases in one_per_entity(select_strings(store, ENTITIES))
+        )

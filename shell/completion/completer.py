@@ -16,6 +16,7 @@ Examples
 >>> match_rank("gener", "goal misgeneralization"), match_rank("xyz", "CLIP")
 (3, None)
 """
+
 from __future__ import annotations
 
 import re
@@ -126,8 +127,7 @@ class ShellCompleter(Completer):
         typed = "?" + s.word[1:] if s.word else ""
         for choice in _filter(typed, s.choices, best=1):
             if choice != typed:
-                yield Completion(s.word[:1] + choice[1:] if s.word else choice, -len(s.word),
-                                 display_meta="variable")
+                yield Completion(s.word[:1] + choice[1:] if s.word else choice, -len(s.word), display_meta="variable")
 
     def _complete_prefix(self, s: Suggestion, event: object) -> Iterable[Completion]:
         names = {**{p: iri for p, iri in PREFIXES.items()}, **{p: "declared in the query" for p in s.choices}}
@@ -163,7 +163,7 @@ class ShellCompleter(Completer):
     def _complete_entity(self, s: Suggestion, event: object) -> Iterable[Completion]:
         if s.namespace == "kgr":
             key = s.word.split(":", 1)[1]
-            key = key[len("entity/"):] if key.startswith("entity/") else key
+            key = key[len("entity/") :] if key.startswith("entity/") else key
         else:
             key = s.word.lstrip("\"'")
         if not key and s.namespace is None and s.form == "iri":
@@ -175,7 +175,7 @@ class ShellCompleter(Completer):
             slug = entry.iri.rsplit("/", 1)[-1] if s.namespace == "kgr" else None
             penalty = 0 if slug is None else 4
             for text, alias in ((slug, None), *names) if slug is not None else names:
-                rank = (match_rank(key, text) if key else 1)
+                rank = match_rank(key, text) if key else 1
                 if rank is not None and text is slug and rank > 2:
                     rank = None  # a name is typed from its start or a word's start
                 elif rank is not None and text is not slug:
@@ -188,8 +188,9 @@ class ShellCompleter(Completer):
         for _, _, _, entry, alias in found[:MAX_ENTITIES]:
             shown = entry.label + (f" ({alias})" if alias else "")
             papers = f"{entry.papers} paper" + ("" if entry.papers == 1 else "s")
-            yield Completion(_entity_text(entry, s.form), -len(s.word), display=shown,
-                             display_meta=f"{entry.type} · {papers}")
+            yield Completion(
+                _entity_text(entry, s.form), -len(s.word), display=shown, display_meta=f"{entry.type} · {papers}"
+            )
 
     def _complete_command(self, s: Suggestion, event: object) -> Iterable[Completion]:
         from shell.commands import COMMANDS, unique_commands

@@ -32,6 +32,7 @@ Examples
 >>> suggest("SELECT ?label WHERE { ?e rdfs:label ?label } ORDER BY ?l")[0].choices
 ('?label', '?e')
 """
+
 from __future__ import annotations
 
 import re
@@ -40,26 +41,107 @@ from dataclasses import dataclass
 from shell.input.lexer import CLOSERS, OPENERS, Token, tokenize
 from shell.input.statements import split
 
-__all__ = ["Suggestion", "suggest", "KEYWORDS", "FUNCTIONS", "COMMON_PREFIXES"]
+__all__ = ["COMMON_PREFIXES", "FUNCTIONS", "KEYWORDS", "Suggestion", "suggest"]
 
-TOP_KEYWORDS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE", "PREFIX", "BASE", "WHERE", "FROM", "FROM NAMED",
-                "DISTINCT", "REDUCED", "GROUP BY", "HAVING", "ORDER BY", "LIMIT", "OFFSET", "VALUES")
-GROUP_KEYWORDS = ("OPTIONAL", "FILTER", "BIND", "VALUES", "MINUS", "UNION", "GRAPH", "SERVICE", "SELECT",
-                  "FILTER NOT EXISTS", "FILTER EXISTS")
+TOP_KEYWORDS = (
+    "SELECT",
+    "ASK",
+    "CONSTRUCT",
+    "DESCRIBE",
+    "PREFIX",
+    "BASE",
+    "WHERE",
+    "FROM",
+    "FROM NAMED",
+    "DISTINCT",
+    "REDUCED",
+    "GROUP BY",
+    "HAVING",
+    "ORDER BY",
+    "LIMIT",
+    "OFFSET",
+    "VALUES",
+)
+GROUP_KEYWORDS = (
+    "OPTIONAL",
+    "FILTER",
+    "BIND",
+    "VALUES",
+    "MINUS",
+    "UNION",
+    "GRAPH",
+    "SERVICE",
+    "SELECT",
+    "FILTER NOT EXISTS",
+    "FILTER EXISTS",
+)
 MODIFIER_KEYWORDS = ("GROUP BY", "HAVING", "ORDER BY", "ASC", "DESC", "LIMIT", "OFFSET", "VALUES")
 PROJECTION_KEYWORDS = ("DISTINCT", "REDUCED", "AS", "WHERE", "FROM")
 EXPRESSION_KEYWORDS = ("AS", "IN", "NOT IN", "EXISTS", "NOT EXISTS", "true", "false", "SEPARATOR")
 FUNCTIONS = (
-    "COUNT", "SUM", "MIN", "MAX", "AVG", "SAMPLE", "GROUP_CONCAT",
-    "STR", "LANG", "LANGMATCHES", "DATATYPE", "BOUND", "IRI", "URI", "BNODE", "RAND", "ABS", "CEIL",
-    "FLOOR", "ROUND", "CONCAT", "STRLEN", "UCASE", "LCASE", "ENCODE_FOR_URI", "CONTAINS", "STRSTARTS",
-    "STRENDS", "STRBEFORE", "STRAFTER", "YEAR", "MONTH", "DAY", "HOURS", "MINUTES", "SECONDS", "TIMEZONE",
-    "TZ", "NOW", "UUID", "STRUUID", "MD5", "SHA1", "SHA256", "SHA384", "SHA512", "COALESCE", "IF",
-    "STRLANG", "STRDT", "sameTerm", "isIRI", "isURI", "isBLANK", "isLITERAL", "isNUMERIC", "REGEX",
-    "SUBSTR", "REPLACE",
+    "COUNT",
+    "SUM",
+    "MIN",
+    "MAX",
+    "AVG",
+    "SAMPLE",
+    "GROUP_CONCAT",
+    "STR",
+    "LANG",
+    "LANGMATCHES",
+    "DATATYPE",
+    "BOUND",
+    "IRI",
+    "URI",
+    "BNODE",
+    "RAND",
+    "ABS",
+    "CEIL",
+    "FLOOR",
+    "ROUND",
+    "CONCAT",
+    "STRLEN",
+    "UCASE",
+    "LCASE",
+    "ENCODE_FOR_URI",
+    "CONTAINS",
+    "STRSTARTS",
+    "STRENDS",
+    "STRBEFORE",
+    "STRAFTER",
+    "YEAR",
+    "MONTH",
+    "DAY",
+    "HOURS",
+    "MINUTES",
+    "SECONDS",
+    "TIMEZONE",
+    "TZ",
+    "NOW",
+    "UUID",
+    "STRUUID",
+    "MD5",
+    "SHA1",
+    "SHA256",
+    "SHA384",
+    "SHA512",
+    "COALESCE",
+    "IF",
+    "STRLANG",
+    "STRDT",
+    "sameTerm",
+    "isIRI",
+    "isURI",
+    "isBLANK",
+    "isLITERAL",
+    "isNUMERIC",
+    "REGEX",
+    "SUBSTR",
+    "REPLACE",
 )
-KEYWORDS = tuple(dict.fromkeys(TOP_KEYWORDS + GROUP_KEYWORDS + MODIFIER_KEYWORDS + PROJECTION_KEYWORDS
-                               + EXPRESSION_KEYWORDS))
+KEYWORDS = tuple(
+    dict.fromkeys(TOP_KEYWORDS + GROUP_KEYWORDS + MODIFIER_KEYWORDS + PROJECTION_KEYWORDS + EXPRESSION_KEYWORDS)
+)
 """Every SPARQL keyword the shell offers (``a`` aside)."""
 
 COMMON_PREFIXES = {
@@ -78,8 +160,20 @@ COMMON_PREFIXES = {
 """Well-known prefixes offered after ``PREFIX`` (the project's own are declared already)."""
 
 _TYPE_IRIS = ("rdf:type", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>")
-_PATTERN_KEYWORDS = ("OPTIONAL", "MINUS", "UNION", "GRAPH", "SERVICE", "SILENT", "FILTER", "BIND", "VALUES",
-                     "NOT", "EXISTS", "LATERAL")
+_PATTERN_KEYWORDS = (
+    "OPTIONAL",
+    "MINUS",
+    "UNION",
+    "GRAPH",
+    "SERVICE",
+    "SILENT",
+    "FILTER",
+    "BIND",
+    "VALUES",
+    "NOT",
+    "EXISTS",
+    "LATERAL",
+)
 _TERM_KINDS = ("var", "pname", "iri", "string", "number", "bnode")
 
 
@@ -163,8 +257,9 @@ def _command_suggestions(line: str) -> list[Suggestion]:
     if words and words[-1].startswith("--"):  # the option's value: its choices, if the usage lists them
         listed = re.search(re.escape(words[-1]) + r" ([\w-]+(?:\|[\w-]+)+)", entry.usage)
         return [Suggestion("value", current, choices=tuple(listed.group(1).split("|")))] if listed else []
-    positional = [w for i, w in enumerate(words) if not w.startswith("--")
-                  and not (i > 0 and words[i - 1].startswith("--"))]
+    positional = [
+        w for i, w in enumerate(words) if not w.startswith("--") and not (i > 0 and words[i - 1].startswith("--"))
+    ]
     kinds = entry.arguments
     if len(kinds) > 1 and kinds[-1] == "entity" and not any(q in args for q in "\"'"):
         if kinds[min(len(positional), len(kinds) - 1)] == "entity":
@@ -197,7 +292,7 @@ def _entity_tails(args: str) -> list[Suggestion]:
     """
     if not args.strip() or args[-1].isspace():
         return [Suggestion("entity", "", form="word")]
-    return [Suggestion("entity", args[m.start():], form="word") for m in re.finditer(r"\S+", args)]
+    return [Suggestion("entity", args[m.start() :], form="word") for m in re.finditer(r"\S+", args)]
 
 
 def _argument_suggestion(kind: str, word: str, *, several: bool) -> list[Suggestion]:
@@ -283,26 +378,43 @@ def _sparql_suggestions(statement: str, after: str) -> list[Suggestion]:
     prefixes = Suggestion("prefix", word, choices=declared)
     keyword = _keyword_suggestion
     if position == "prefix_declaration":
-        return [Suggestion("prefix_declaration", word,
-                           choices=tuple(f"{p}: <{iri}>" for p, iri in COMMON_PREFIXES.items()))]
+        return [
+            Suggestion("prefix_declaration", word, choices=tuple(f"{p}: <{iri}>" for p, iri in COMMON_PREFIXES.items()))
+        ]
     if position in ("none", "number"):
         return []
     if position == "top":
         return [keyword(word, TOP_KEYWORDS)]
     if position == "projection":
-        return [Suggestion("variable", word, choices=variables), keyword(word, PROJECTION_KEYWORDS),
-                Suggestion("function", word, choices=FUNCTIONS)]
+        return [
+            Suggestion("variable", word, choices=variables),
+            keyword(word, PROJECTION_KEYWORDS),
+            Suggestion("function", word, choices=FUNCTIONS),
+        ]
     if position == "modifier":
         return [keyword(word, MODIFIER_KEYWORDS), Suggestion("variable", word, choices=variables)]
     if position == "expression":
-        return [Suggestion("variable", word, choices=variables), Suggestion("function", word, choices=FUNCTIONS),
-                keyword(word, EXPRESSION_KEYWORDS), prefixes, Suggestion("entity", word)]
+        return [
+            Suggestion("variable", word, choices=variables),
+            Suggestion("function", word, choices=FUNCTIONS),
+            keyword(word, EXPRESSION_KEYWORDS),
+            prefixes,
+            Suggestion("entity", word),
+        ]
     if position == "subject":
-        return [Suggestion("variable", word, choices=variables), Suggestion("entity", word), prefixes,
-                keyword(word, GROUP_KEYWORDS)]
+        return [
+            Suggestion("variable", word, choices=variables),
+            Suggestion("entity", word),
+            prefixes,
+            keyword(word, GROUP_KEYWORDS),
+        ]
     if position == "predicate":
-        return [Suggestion("value", word, choices=("a",)), Suggestion("property", word),
-                Suggestion("variable", word, choices=variables), prefixes]
+        return [
+            Suggestion("value", word, choices=("a",)),
+            Suggestion("property", word),
+            Suggestion("variable", word, choices=variables),
+            prefixes,
+        ]
     if position == "class":
         return [Suggestion("class", word), prefixes, Suggestion("variable", word, choices=variables)]
     if position == "datatype":
@@ -345,7 +457,7 @@ def _position(tokens: list[Token]) -> str:
         return _top_position(tokens)
     opened = stack[-1]
     bracket = tokens[opened].text
-    inner = tokens[opened + 1:]
+    inner = tokens[opened + 1 :]
     if bracket == "(":
         return "expression"
     if bracket == "[":

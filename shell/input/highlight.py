@@ -13,6 +13,7 @@ False
 >>> ShellLexer().lex_document(Document(".path CLIP ARP"))(0)
 [('class:pygments.keyword', '.path'), ('', ' CLIP ARP')]
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

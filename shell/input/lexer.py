@@ -30,12 +30,13 @@ Examples
 >>> tokenize('"unterminated ; string')[-1].kind
 'open_string'
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-__all__ = ["Token", "tokenize", "OPENERS", "CLOSERS"]
+__all__ = ["CLOSERS", "OPENERS", "Token", "tokenize"]
 
 OPENERS = "{(["
 """Brackets that open a nested group."""

@@ -26,6 +26,7 @@ Examples
 >>> is_complete("SELECT * { ?s ?p ?o ;"), is_complete("SELECT * { ?s ?p ?o } ;"), is_complete(".help")
 (False, True, True)
 """
+
 from __future__ import annotations
 
 import bisect
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 from shell.input.lexer import CLOSERS, OPENERS, tokenize
 
-__all__ = ["Statement", "StatementReader", "Rewritten", "split", "is_complete", "to_sparql"]
+__all__ = ["Rewritten", "Statement", "StatementReader", "is_complete", "split", "to_sparql"]
 
 _BLANK = re.compile(r"(?:\s+|#[^\n]*)*")
 _COMMAND_START = re.compile(r"\.[^\W\d_]")

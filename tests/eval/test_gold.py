@@ -1,4 +1,5 @@
 """`kg eval gold`: the scorer agrees with the annotation's own, and quality does not regress."""
+
 from __future__ import annotations
 
 import json
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, run_kg
+
 from kg.eval.gold import DEFAULT_GOLD, score_named_entities, score_proposed
 
 SHARED_SCORER = DEFAULT_GOLD.parent / "score.py"
@@ -16,10 +18,18 @@ needs_gold = pytest.mark.skipif(not DEFAULT_GOLD.is_file(), reason="the annotate
 
 
 def test_matching_folds_case_hyphens_articles_and_plurals() -> None:
-    gold = {"d": [{"name": "vision transformer", "aliases": ["ViT"], "type": "Method", "proposed": True},
-                  {"name": "CIFAR-10", "aliases": [], "type": "Dataset"}]}
-    pred = {"d": [{"label": "The Vision-Transformers", "type": "Method", "proposed": True},
-                  {"label": "CIFAR 10", "type": "Method"}]}
+    gold = {
+        "d": [
+            {"name": "vision transformer", "aliases": ["ViT"], "type": "Method", "proposed": True},
+            {"name": "CIFAR-10", "aliases": [], "type": "Dataset"},
+        ]
+    }
+    pred = {
+        "d": [
+            {"label": "The Vision-Transformers", "type": "Method", "proposed": True},
+            {"label": "CIFAR 10", "type": "Method"},
+        ]
+    }
     typed = score_named_entities(pred, gold, typed=True).micro
     untyped = score_named_entities(pred, gold, typed=False).micro
     assert (typed.tp, typed.fp, typed.fn) == (1, 1, 1)
@@ -42,15 +52,17 @@ def test_eval_gold_meets_its_recorded_figures(tmp_path: Path) -> None:
 
 @needs_gold
 def test_eval_gold_agrees_with_the_annotation_scorer(tmp_path: Path) -> None:
-    inputs = subprocess.run([sys.executable, str(SHARED_SCORER), "input"], capture_output=True, text=True,
-                            check=True).stdout
+    inputs = subprocess.run(
+        [sys.executable, str(SHARED_SCORER), "input"], capture_output=True, text=True, check=True
+    ).stdout
     (tmp_path / "in.jsonl").write_text(inputs)
     extracted = run_kg("extract", str(tmp_path / "in.jsonl"))
     assert extracted.returncode == 0, extracted.stderr
     (tmp_path / "pred.jsonl").write_text(extracted.stdout)
-    theirs = subprocess.run([sys.executable, str(SHARED_SCORER), str(tmp_path / "pred.jsonl")],
-                            capture_output=True, text=True, check=True).stdout
-    expected = json.loads(theirs[:theirs.rindex("}") + 1])
+    theirs = subprocess.run(
+        [sys.executable, str(SHARED_SCORER), str(tmp_path / "pred.jsonl")], capture_output=True, text=True, check=True
+    ).stdout
+    expected = json.loads(theirs[: theirs.rindex("}") + 1])
     ours = json.loads(run_kg("eval", "gold", "--format", "json").stdout)
     for what in ("typed", "untyped"):
         assert {k: ours[what][k] for k in ("tp", "fp", "fn")} == {k: expected[what][k] for k in ("tp", "fp", "fn")}

@@ -1,4 +1,5 @@
 """SciERC reading and scoring, the shipped joint model, `kg eval scierc`, and the dev regression figure."""
+
 from __future__ import annotations
 
 import json
@@ -10,15 +11,30 @@ from kg.extract.scierc.corpus import SciercDoc, data_dir, read_split
 from tests.conftest import REPO, run_kg
 
 REGRESSION = json.loads((REPO / "tests" / "data" / "scierc_regression.json").read_text())
-needs_scierc = pytest.mark.skipif(not (data_dir() / "dev.json").is_file(),
-                                  reason="SciERC is not beside the repo (../shared/scierc)")
+needs_scierc = pytest.mark.skipif(
+    not (data_dir() / "dev.json").is_file(), reason="SciERC is not beside the repo (../shared/scierc)"
+)
 
 # A SciERC-style document: two sentences, an acronym defined in the first, all six types.
 DOC = {
     "doc_key": "X01-1001",
     "sentences": [
-        ["We", "present", "a", "conditional", "random", "field", "-LRB-", "CRF", "-RRB-", "for", "named", "entity",
-         "recognition", "."],
+        [
+            "We",
+            "present",
+            "a",
+            "conditional",
+            "random",
+            "field",
+            "-LRB-",
+            "CRF",
+            "-RRB-",
+            "for",
+            "named",
+            "entity",
+            "recognition",
+            ".",
+        ],
         ["The", "CRF", "improves", "F1", "on", "the", "CoNLL", "corpus", "over", "this", "method", "."],
     ],
     "ner": [
@@ -39,7 +55,7 @@ def test_text_is_tokens_joined_by_single_spaces_with_an_offset_map() -> None:
     assert "conditional random field ( CRF ) for" in doc.text  # Penn Treebank escapes read as brackets
     assert doc.sentence_starts == (0, 14)
     for i, token in enumerate(tokens):
-        assert doc.text[doc.token_starts[i]:doc.token_ends[i]] == token
+        assert doc.text[doc.token_starts[i] : doc.token_ends[i]] == token
     spans = {doc.text[s:e]: label for s, e, label in doc.entities}
     assert spans["conditional random field"] == "Method"
     assert spans["named entity recognition"] == "Task"
@@ -50,22 +66,31 @@ def test_text_is_tokens_joined_by_single_spaces_with_an_offset_map() -> None:
 def test_gold_keeps_four_types_and_maps_material_to_dataset() -> None:
     doc = SciercDoc.from_json(DOC)
     gold = {(doc.text[s:e], t) for s, e, t in doc.gold_entities()}
-    assert gold == {("conditional random field", "Method"), ("CRF", "Method"),
-                    ("named entity recognition", "Task"), ("F1", "Metric"), ("CoNLL corpus", "Dataset")}
+    assert gold == {
+        ("conditional random field", "Method"),
+        ("CRF", "Method"),
+        ("named entity recognition", "Task"),
+        ("F1", "Metric"),
+        ("CoNLL corpus", "Dataset"),
+    }
     assert len(doc.gold_entities()) == 6  # the two "CRF" mentions are two spans
     relations = {(doc.text[a:b], doc.text[c:d], label) for a, b, c, d, label in doc.gold_relations()}
-    assert relations == {("conditional random field", "named entity recognition", "USED-FOR"),
-                         ("F1", "CRF", "EVALUATE-FOR")}
+    assert relations == {
+        ("conditional random field", "named entity recognition", "USED-FOR"),
+        ("F1", "CRF", "EVALUATE-FOR"),
+    }
 
 
 def test_entity_scoring_is_exact_span_and_type() -> None:
     gold = [{(0, 10, "Method"), (20, 30, "Task"), (40, 45, "Dataset")}]
-    predicted = [{
-        (0, 10, "Method"),     # exact: tp
-        (20, 29, "Task"),      # one character short: fp, and the gold Task is a fn
-        (40, 45, "Method"),    # right span, wrong type: fp (Method), fn (Dataset)
-        (50, 55, "Generic"),   # not a scored type: ignored
-    }]
+    predicted = [
+        {
+            (0, 10, "Method"),  # exact: tp
+            (20, 29, "Task"),  # one character short: fp, and the gold Task is a fn
+            (40, 45, "Method"),  # right span, wrong type: fp (Method), fn (Dataset)
+            (50, 55, "Generic"),  # not a scored type: ignored
+        }
+    ]
     scores = score_entity_spans(predicted, gold)
     assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 2, 2)
     assert (scores.per_label["Method"].tp, scores.per_label["Method"].fp, scores.per_label["Method"].fn) == (1, 1, 0)
@@ -89,9 +114,13 @@ def test_entity_scores_add_up_over_documents() -> None:
 
 def test_relation_scoring_needs_both_spans_the_label_and_the_direction() -> None:
     gold = [{(0, 3, 8, 12, "USED-FOR"), (20, 25, 30, 33, "CONJUNCTION")}]
-    predicted = [{(0, 3, 8, 12, "USED-FOR"),          # tp
-                  (30, 33, 20, 25, "CONJUNCTION"),     # reversed: fp + the gold one is a fn
-                  (0, 3, 8, 13, "COMPARE")}]           # fp
+    predicted = [
+        {
+            (0, 3, 8, 12, "USED-FOR"),  # tp
+            (30, 33, 20, 25, "CONJUNCTION"),  # reversed: fp + the gold one is a fn
+            (0, 3, 8, 13, "COMPARE"),
+        }
+    ]  # fp
     scores = score_relation_spans(predicted, gold)
     assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 2, 1)
     assert scores.per_label["USED-FOR"].f1 == 1.0
@@ -99,11 +128,20 @@ def test_relation_scoring_needs_both_spans_the_label_and_the_direction() -> None
 
 
 def test_predictions_are_read_from_kg_extract_records() -> None:
-    record = {"id": "X", "entities": [
-        {"type": "Method", "mentions": [{"start": 0, "end": 3, "text": "CRF"}, {"start": 9, "end": 12, "text": "CRF"}]},
-        {"type": "Dataset", "mentions": [{"start": 20, "end": 25, "text": "CoNLL"}]}],
-        "relations": [{"predicate": "usedFor", "subject_span": [0, 3], "object_span": [20, 25], "scierc": "USED-FOR"},
-                      {"predicate": "relatedTo", "subject_span": [0, 3], "object_span": [9, 12], "scierc": None}]}
+    record = {
+        "id": "X",
+        "entities": [
+            {
+                "type": "Method",
+                "mentions": [{"start": 0, "end": 3, "text": "CRF"}, {"start": 9, "end": 12, "text": "CRF"}],
+            },
+            {"type": "Dataset", "mentions": [{"start": 20, "end": 25, "text": "CoNLL"}]},
+        ],
+        "relations": [
+            {"predicate": "usedFor", "subject_span": [0, 3], "object_span": [20, 25], "scierc": "USED-FOR"},
+            {"predicate": "relatedTo", "subject_span": [0, 3], "object_span": [9, 12], "scierc": None},
+        ],
+    }
     entities, relations = predictions_from_record(record)
     assert entities == {(0, 3, "Method"), (9, 12, "Method"), (20, 25, "Dataset")}
     assert relations == {(0, 3, 20, 25, "USED-FOR")}
@@ -111,8 +149,12 @@ def test_predictions_are_read_from_kg_extract_records() -> None:
 
 def test_evaluated_on_is_scored_in_sciercs_direction() -> None:
     # "CRF evaluatedOn CoNLL" is SciERC's "CoNLL EVALUATE-FOR CRF".
-    record = {"entities": [], "relations": [
-        {"predicate": "evaluatedOn", "subject_span": [0, 3], "object_span": [20, 25], "scierc": "EVALUATE-FOR"}]}
+    record = {
+        "entities": [],
+        "relations": [
+            {"predicate": "evaluatedOn", "subject_span": [0, 3], "object_span": [20, 25], "scierc": "EVALUATE-FOR"}
+        ],
+    }
     assert predictions_from_record(record)[1] == {(20, 25, 0, 3, "EVALUATE-FOR")}
 
 
@@ -127,11 +169,18 @@ def test_every_scierc_span_reconstructs_its_tokens() -> None:
 def test_an_entitys_scierc_type_decides_how_it_is_scored() -> None:
     # The scierc profile records each entity's SciERC type: a Generic mention typed Method is not
     # scored as a Method, and Material is scored as our Dataset.
-    record = {"entities": [
-        {"type": "Method", "scierc": "Generic", "mentions": [{"start": 0, "end": 11, "text": "this method"}]},
-        {"type": "Dataset", "scierc": "Material", "mentions": [{"start": 20, "end": 25, "text": "CoNLL"}]},
-        {"type": "Phenomenon", "scierc": "OtherScientificTerm", "mentions": [{"start": 30, "end": 35, "text": "noise"}]}],
-        "relations": [{"predicate": "usedFor", "subject_span": [20, 25], "object_span": [0, 11], "scierc": "USED-FOR"}]}
+    record = {
+        "entities": [
+            {"type": "Method", "scierc": "Generic", "mentions": [{"start": 0, "end": 11, "text": "this method"}]},
+            {"type": "Dataset", "scierc": "Material", "mentions": [{"start": 20, "end": 25, "text": "CoNLL"}]},
+            {
+                "type": "Phenomenon",
+                "scierc": "OtherScientificTerm",
+                "mentions": [{"start": 30, "end": 35, "text": "noise"}],
+            },
+        ],
+        "relations": [{"predicate": "usedFor", "subject_span": [20, 25], "object_span": [0, 11], "scierc": "USED-FOR"}],
+    }
     entities, relations = predictions_from_record(record)
     assert {e for e in entities if e[2]} == {(20, 25, "Dataset")}
     assert relations == {(20, 25, 0, 11, "USED-FOR")}
@@ -151,30 +200,38 @@ def extract_one(extractor, text: str) -> dict:
 
 
 def test_the_shipped_model_finds_mentions_of_every_scierc_type(scierc_extractor) -> None:
-    text = ("In this paper , we propose a maximum entropy model for part-of-speech tagging . "
-            "Experiments on the Penn Treebank corpus show that the model improves accuracy .")
+    text = (
+        "In this paper , we propose a maximum entropy model for part-of-speech tagging . "
+        "Experiments on the Penn Treebank corpus show that the model improves accuracy ."
+    )
     assert "kg_scierc" in scierc_extractor.nlp.pipe_names
     record = extract_one(scierc_extractor, text)
-    found = {(text[m["start"]:m["end"]], e["type"], e["scierc"]) for e in record["entities"] for m in e["mentions"]}
+    found = {(text[m["start"] : m["end"]], e["type"], e["scierc"]) for e in record["entities"] for m in e["mentions"]}
     assert ("maximum entropy model", "Method", "Method") in found
     assert ("part-of-speech tagging", "Task", "Task") in found
     assert ("Penn Treebank corpus", "Dataset", "Material") in found
     assert ("accuracy", "Metric", "Metric") in found
     # "the model" is SciERC's Generic mention, and a Method of ours; relations reach it.
     assert ("model", "Method", "Generic") in found
-    relations = {(text[slice(*r["subject_span"])], r["predicate"], text[slice(*r["object_span"])], r["scierc"])
-                 for r in record["relations"]}
+    relations = {
+        (text[slice(*r["subject_span"])], r["predicate"], text[slice(*r["object_span"])], r["scierc"])
+        for r in record["relations"]
+    }
     assert ("model", "evaluatedOn", "Penn Treebank corpus", "EVALUATE-FOR") in relations
     # Every entity has one of our types, whatever its SciERC type.
     assert {e["type"] for e in record["entities"]} <= {"Method", "Dataset", "Task", "Metric", "Phenomenon"}
 
 
 def test_the_shipped_model_relates_mentions_with_evidence(scierc_extractor) -> None:
-    text = ("We use conditional random fields for named entity recognition . "
-            "The approach is evaluated on the CoNLL corpus .")
+    text = (
+        "We use conditional random fields for named entity recognition . "
+        "The approach is evaluated on the CoNLL corpus ."
+    )
     record = extract_one(scierc_extractor, text)
-    labels = {(text[slice(*r["subject_span"])], r["predicate"], text[slice(*r["object_span"])], r["scierc"])
-              for r in record["relations"]}
+    labels = {
+        (text[slice(*r["subject_span"])], r["predicate"], text[slice(*r["object_span"])], r["scierc"])
+        for r in record["relations"]
+    }
     assert ("conditional random fields", "usedFor", "named entity recognition", "USED-FOR") in labels
     for relation in record["relations"]:
         assert relation["evidence"] in text and 0 < relation["confidence"] <= 1
@@ -187,8 +244,14 @@ def test_the_component_declares_what_it_assigns(scierc_extractor) -> None:
     assert "token.is_sent_start" in meta.requires
     assert {"doc.spans", "doc.user_data"} <= set(meta.assigns)
     doc = scierc_extractor.nlp("We use a support vector machine for text classification .")
-    assert {s.label_ for s in doc.spans["kg_scierc"]} <= {"Method", "Task", "Metric", "Material",
-                                                           "OtherScientificTerm", "Generic"}
+    assert {s.label_ for s in doc.spans["kg_scierc"]} <= {
+        "Method",
+        "Task",
+        "Metric",
+        "Material",
+        "OtherScientificTerm",
+        "Generic",
+    }
     assert any(s.text == "support vector machine" for s in doc.spans["kg_scierc"])
     assert not doc.ents  # the model leaves doc.ents alone
 
@@ -225,10 +288,15 @@ def test_the_numpy_forward_pass_is_the_training_one() -> None:
     config = json.loads((minilm_dir() / "config.json").read_text())
     net = _network(torch, load_safetensors(minilm_dir() / "model.safetensors"), config).eval()
     arrays = export_arrays(net, config)
-    encoder = BertEncoder({k[len("encoder/"):]: v for k, v in arrays.items() if k.startswith("encoder/")},
-                          layers=config["num_hidden_layers"], heads=config["num_attention_heads"])
-    ids, _, _ = word_pieces(WordPiece.from_file(minilm_dir() / "vocab.txt"),
-                            ["We", "parse", "sentences", "with", "a", "transition-based", "parser", "."])
+    encoder = BertEncoder(
+        {k[len("encoder/") :]: v for k, v in arrays.items() if k.startswith("encoder/")},
+        layers=config["num_hidden_layers"],
+        heads=config["num_attention_heads"],
+    )
+    ids, _, _ = word_pieces(
+        WordPiece.from_file(minilm_dir() / "vocab.txt"),
+        ["We", "parse", "sentences", "with", "a", "transition-based", "parser", "."],
+    )
     with torch.no_grad():
         expected = net.bert(torch.tensor([ids]), torch.ones(1, len(ids))).numpy()
     assert abs(encoder([ids]) - expected).max() < 1e-4
@@ -242,8 +310,15 @@ def test_kg_eval_scierc_json() -> None:
     assert result["split"] == "dev" and result["documents"] == 50
     assert set(result["entities"]["per_type"]) == {"Method", "Task", "Metric", "Dataset"}
     assert {"precision", "recall", "f1", "tp", "fp", "fn"} <= set(result["entities"]["micro"])
-    assert set(result["relations"]["per_type"]) == {"USED-FOR", "EVALUATE-FOR", "COMPARE", "PART-OF",
-                                                    "HYPONYM-OF", "FEATURE-OF", "CONJUNCTION"}
+    assert set(result["relations"]["per_type"]) == {
+        "USED-FOR",
+        "EVALUATE-FOR",
+        "COMPARE",
+        "PART-OF",
+        "HYPONYM-OF",
+        "FEATURE-OF",
+        "CONJUNCTION",
+    }
     assert result["entities"]["micro"]["f1"] >= REGRESSION["dev"]["micro"]["f1"] - 1e-4
 
 

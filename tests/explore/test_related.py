@@ -1,4 +1,5 @@
 """`kg related`, `kg central`, `kg communities` and the projection's exports (graphml, gexf, csv)."""
+
 from __future__ import annotations
 
 import json
@@ -16,6 +17,7 @@ def report(store: Path, *args: str) -> dict:
 
 
 # --- related ---------------------------------------------------------------------------------
+
 
 def test_related_json_has_exactly_the_documented_shape(relations_store: Path) -> None:
     found = report(relations_store, "related", "CLIP")
@@ -40,7 +42,9 @@ def test_related_scores_co_occurrence_then_predicts_missing_links(relations_stor
 
 
 def test_related_pmi_and_type_filter(relations_store: Path) -> None:
-    rows = report(relations_store, "related", "CLIP", "--measure", "pmi", "--type", "Dataset", "--predict", "0")["related"]
+    rows = report(relations_store, "related", "CLIP", "--measure", "pmi", "--type", "Dataset", "--predict", "0")[
+        "related"
+    ]
     assert [(r["label"], r["type"]) for r in rows] == [("ImageNet", "Dataset")]
     assert rows[0]["score"] == pytest.approx(math.log2(1 * 5 / (3 * 1)), abs=1e-4)  # 5 papers in all
     done = run_kg("related", "CLIP", "--type", "Gadget", "--store", str(relations_store))
@@ -48,6 +52,7 @@ def test_related_pmi_and_type_filter(relations_store: Path) -> None:
 
 
 # --- central and communities -----------------------------------------------------------------
+
 
 def test_central_by_degree_per_type(relations_store: Path) -> None:
     found = report(relations_store, "central", "--limit", "1")
@@ -77,6 +82,7 @@ def test_communities_are_named_by_their_top_concepts(relations_store: Path) -> N
 # --- exports of the projection ---------------------------------------------------------------
 
 # --- the seeds graph -------------------------------------------------------------------------
+
 
 def test_seeds_related_central_and_communities(seeds_store: Path) -> None:
     related = report(seeds_store, "related", "CLIP", "--predict", "0")["related"]

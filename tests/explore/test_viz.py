@@ -1,4 +1,5 @@
 """`kg viz`: a self-contained HTML page, and what headless Chromium draws from it."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,8 @@ from kg.explore.viz import COLOURS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)")
+    CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -64,17 +66,29 @@ def test_unknown_concept_exits_2(relations_store: Path, tmp_path: Path) -> None:
 @needs_chromium
 def test_chromium_draws_the_graph(view_html: Path, tmp_path: Path) -> None:
     screenshot = tmp_path / "shot.png"
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"]
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
     url = view_html.resolve().as_uri()
-    subprocess.run([CHROMIUM, *flags, f"--screenshot={screenshot}", "--window-size=1000,800", url],
-                   capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        [CHROMIUM, *flags, f"--screenshot={screenshot}", "--window-size=1000,800", url],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     width, height, pixels = read_png(screenshot)
     assert (width, height) == (1000, 800)
     not_white = sum(1 for p in pixels if min(p[:3]) < 235)
     assert not_white > 0.02 * width * height, "the page is (nearly) blank"
     # The nodes are drawn: many pixels of the type colours (the legend's swatches alone have few).
-    colours = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in COLOURS.values()]
+    colours = [tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in COLOURS.values()]
     coloured = sum(1 for p in pixels if any(sum(abs(a - b) for a, b in zip(p, c)) < 24 for c in colours))
     assert coloured > 2000, f"only {coloured} pixels in the colours of types"
 
@@ -90,8 +104,8 @@ def read_png(path: Path) -> tuple[int, int, list[tuple[int, ...]]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     position, chunks = 8, {}
     while position < len(data):
-        length, kind = struct.unpack(">I4s", data[position:position + 8])
-        chunks.setdefault(kind, []).append(data[position + 8:position + 8 + length])
+        length, kind = struct.unpack(">I4s", data[position : position + 8])
+        chunks.setdefault(kind, []).append(data[position + 8 : position + 8 + length])
         position += 12 + length
     width, height, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
     assert depth == 8 and colour_type in (2, 6) and interlace == 0
@@ -102,7 +116,7 @@ def read_png(path: Path) -> tuple[int, int, list[tuple[int, ...]]]:
     pixels: list[tuple[int, ...]] = []
     for row in range(height):
         start = row * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
         for i in range(stride):
             left = line[i - channels] if i >= channels else 0
             up = previous[i]
@@ -117,6 +131,6 @@ def read_png(path: Path) -> tuple[int, int, list[tuple[int, ...]]]:
                 estimate = left + up - corner
                 a, b, c = abs(estimate - left), abs(estimate - up), abs(estimate - corner)
                 line[i] = (line[i] + (left if a <= b and a <= c else up if b <= c else corner)) & 0xFF
-        pixels.extend(tuple(line[i:i + channels]) for i in range(0, stride, channels))
+        pixels.extend(tuple(line[i : i + channels]) for i in range(0, stride, channels))
         previous = line
     return width, height, pixels

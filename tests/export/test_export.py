@@ -13,10 +13,13 @@ from conftest import STATEMENTS, run_kg, sorted_ntriples
 from rdflib import Dataset, Graph
 
 
-@pytest.mark.parametrize("fmt,rdflib_format", [("ttl", "turtle"), ("nt", "nt"), ("nq", "nquads"),
-                                               ("trig", "trig"), ("jsonld", "json-ld"), ("xml", "xml")])
-def test_every_export_format_parses_back_to_the_same_triples(small_store: Path, tmp_path: Path,
-                                                              fmt: str, rdflib_format: str) -> None:
+@pytest.mark.parametrize(
+    "fmt,rdflib_format",
+    [("ttl", "turtle"), ("nt", "nt"), ("nq", "nquads"), ("trig", "trig"), ("jsonld", "json-ld"), ("xml", "xml")],
+)
+def test_every_export_format_parses_back_to_the_same_triples(
+    small_store: Path, tmp_path: Path, fmt: str, rdflib_format: str
+) -> None:
     out = tmp_path / f"graph.{fmt}"
     done = run_kg("export", "--format", fmt, "-o", str(out), "--store", str(small_store))
     assert done.returncode == 0, done.stderr
@@ -68,11 +71,23 @@ def test_csv_export_is_an_edge_table_for_pandas(relations_store: Path) -> None:
     done = run_kg("export", "--format", "csv", "--store", str(relations_store))
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(io.StringIO(done.stdout)))
-    assert list(rows[0]) == ["source", "source_label", "source_type", "predicate", "target", "target_label",
-                             "target_type", "support", "evidence", "paper"]
+    assert list(rows[0]) == [
+        "source",
+        "source_label",
+        "source_type",
+        "predicate",
+        "target",
+        "target_label",
+        "target_type",
+        "support",
+        "evidence",
+        "paper",
+    ]
     predicates = [row["predicate"] for row in rows]
     assert predicates.count("mentions") == 4 + 3 + 3 + 2 + 1 and predicates.count("proposes") == 1
     arp = next(row for row in rows if row["predicate"] == "addresses")
     assert (arp["source_label"], arp["target_label"], arp["target_type"]) == (
-        "Adaptive Return-conditioned Policy", "goal misgeneralization", "Phenomenon")
-
+        "Adaptive Return-conditioned Policy",
+        "goal misgeneralization",
+        "Phenomenon",
+    )

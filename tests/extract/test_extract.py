@@ -1,4 +1,5 @@
 """Extraction components, each on real abstract sentences, and the `kg extract` contract."""
+
 from __future__ import annotations
 
 import json
@@ -10,9 +11,11 @@ from conftest import run_kg
 from kg.extract.acronyms import find_definitions
 from kg.ingest import Document
 
-ARP = ("This work presents Adaptive Return-conditioned Policy (ARP), an efficient framework designed to "
-       "enhance the agent's generalization ability using pre-trained multimodal encoders such as CLIP. "
-       "Our ARP effectively mitigates the goal misgeneralization.")
+ARP = (
+    "This work presents Adaptive Return-conditioned Policy (ARP), an efficient framework designed to "
+    "enhance the agent's generalization ability using pre-trained multimodal encoders such as CLIP. "
+    "Our ARP effectively mitigates the goal misgeneralization."
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +41,21 @@ def by_label(record):
 
 # --- acronyms (Schwartz-Hearst) ---------------------------------------------------------------
 
-@pytest.mark.parametrize("text,pairs", [
-    (ARP, [("ARP", "Adaptive Return-conditioned Policy")]),
-    ("Large language models (LLMs) have shown promising capabilities.", [("LLMs", "Large language models")]),
-    ("We evaluate on ImageNet-21K (IN-21K) and its subsets.", [("IN-21K", "ImageNet-21K")]),
-    ("Direct preference optimization (DPO; Rafailov et al.) is popular.", [("DPO", "Direct preference optimization")]),
-    ("Accuracy improves by 3 points (see Table 2).", []),
-    ("We use a transformer (GPT) for this.", []),
-])
+
+@pytest.mark.parametrize(
+    "text,pairs",
+    [
+        (ARP, [("ARP", "Adaptive Return-conditioned Policy")]),
+        ("Large language models (LLMs) have shown promising capabilities.", [("LLMs", "Large language models")]),
+        ("We evaluate on ImageNet-21K (IN-21K) and its subsets.", [("IN-21K", "ImageNet-21K")]),
+        (
+            "Direct preference optimization (DPO; Rafailov et al.) is popular.",
+            [("DPO", "Direct preference optimization")],
+        ),
+        ("Accuracy improves by 3 points (see Table 2).", []),
+        ("We use a transformer (GPT) for this.", []),
+    ],
+)
 def test_acronym_definitions(text: str, pairs) -> None:
     found = [(text[a:b], text[c:d]) for a, b, c, d in find_definitions(text)]
     assert found == pairs
@@ -55,10 +65,11 @@ def test_acronym_and_long_form_become_one_entity_with_later_uses(extract) -> Non
     arp = by_label(extract(ARP))["Adaptive Return-conditioned Policy"]
     assert arp.aliases == ("ARP",) and arp.type == "Method"
     assert [m.text for m in arp.mentions] == ["Adaptive Return-conditioned Policy", "ARP", "ARP"]
-    assert all(ARP[m.start:m.end] == m.text for m in arp.mentions)
+    assert all(ARP[m.start : m.end] == m.text for m in arp.mentions)
 
 
 # --- vocabulary, typing, filtering ---------------------------------------------------------
+
 
 def test_curated_vocabulary_types_known_concepts(extract) -> None:
     entities = by_label(extract(ARP))
@@ -74,8 +85,10 @@ def test_case_sensitive_names_do_not_match_ordinary_words(nlp) -> None:
 
 
 def test_generic_phrases_are_not_nodes_but_model_families_are(extract) -> None:
-    text = ("Our method outperforms deep models and a universal model. "
-            "Large language models (LLMs) suffer from hallucination, and evaluation methods vary.")
+    text = (
+        "Our method outperforms deep models and a universal model. "
+        "Large language models (LLMs) suffer from hallucination, and evaluation methods vary."
+    )
     labels = {e.label.lower() for e in extract(text).entities}
     assert "large language models" in labels and "hallucination" in labels
     assert not labels & {"our method", "method", "deep models", "universal model", "evaluation methods"}
@@ -111,8 +124,10 @@ def test_what_a_method_mitigates_is_a_phenomenon(extract) -> None:
 
 
 def test_capitalised_names_are_found_but_citations_are_not(extract) -> None:
-    text = ("We introduce Foundational Reasoning Enhancement and Flow of Reasoning, "
-            "following Jo and Bengio (2017) in 2D and 3D settings.")
+    text = (
+        "We introduce Foundational Reasoning Enhancement and Flow of Reasoning, "
+        "following Jo and Bengio (2017) in 2D and 3D settings."
+    )
     labels = {e.label for e in extract(text).entities}
     assert {"Foundational Reasoning Enhancement", "Flow of Reasoning"} <= labels
     assert not labels & {"Jo and Bengio", "2D and 3D"}
@@ -124,6 +139,7 @@ def test_dataset_names_are_typed_by_the_words_before_them(extract) -> None:
 
 
 # --- contributions ---------------------------------------------------------------------------
+
 
 def test_the_introduced_method_is_proposed_and_the_tools_it_uses_are_not(extract) -> None:
     entities = by_label(extract(ARP))
@@ -138,6 +154,7 @@ def test_a_named_contribution_wins_over_earlier_phrases(extract) -> None:
 
 
 # --- scierc profile ------------------------------------------------------------------------
+
 
 def test_profiles_are_validated() -> None:
     from kg.errors import UsageError
@@ -162,11 +179,19 @@ def test_extract_cli_scierc_profile_contract(tmp_path: Path) -> None:
     ids = {e["id"] for e in record["entities"]}
     for relation in record["relations"]:
         assert relation["subject"] in ids and relation["object"] in ids
-        assert relation["scierc"] in {"USED-FOR", "EVALUATE-FOR", "COMPARE", "PART-OF", "HYPONYM-OF",
-                                      "FEATURE-OF", "CONJUNCTION"}
+        assert relation["scierc"] in {
+            "USED-FOR",
+            "EVALUATE-FOR",
+            "COMPARE",
+            "PART-OF",
+            "HYPONYM-OF",
+            "FEATURE-OF",
+            "CONJUNCTION",
+        }
 
 
 # --- the `kg extract` contract ------------------------------------------------------------------
+
 
 def test_extract_cli_output_contract(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
@@ -181,7 +206,7 @@ def test_extract_cli_output_contract(tmp_path: Path) -> None:
         assert set(entity) == {"id", "label", "type", "aliases", "proposed", "mentions"}
         assert entity["type"] in {"Method", "Dataset", "Task", "Metric", "Phenomenon"}
         for mention in entity["mentions"]:
-            assert ARP[mention["start"]:mention["end"]] == mention["text"]
+            assert ARP[mention["start"] : mention["end"]] == mention["text"]
 
 
 def test_extract_stops_at_bad_input_before_printing(tmp_path: Path) -> None:
@@ -189,7 +214,10 @@ def test_extract_stops_at_bad_input_before_printing(tmp_path: Path) -> None:
     source.write_text(json.dumps({"text": ARP}) + "\n{broken\n")
     done = run_kg("extract", str(source))
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == f"kg: error: {source}:2: malformed JSON: Expecting property name enclosed in double quotes (column 2)"
+    assert (
+        done.stderr.strip()
+        == f"kg: error: {source}:2: malformed JSON: Expecting property name enclosed in double quotes (column 2)"
+    )
 
 
 def test_a_descent_is_an_optimiser_unless_it_is_double_descent(extract) -> None:

@@ -1,4 +1,5 @@
 """Typed relations with evidence: the rules on real abstract sentences, and the seeds graph."""
+
 from __future__ import annotations
 
 import json
@@ -64,23 +65,42 @@ def test_an_acronym_in_brackets_is_not_a_kind_of_its_long_form(relations) -> Non
 
 # --- the graph ------------------------------------------------------------------------------
 
+
 def test_every_relation_has_evidence_found_verbatim_in_its_paper(seeds_store: Path) -> None:
-    missing = run_kg("query", """SELECT (COUNT(*) AS ?n) WHERE {
+    missing = run_kg(
+        "query",
+        """SELECT (COUNT(*) AS ?n) WHERE {
         ?st a kg:Statement ; prov:wasDerivedFrom ?paper ; kg:evidence ?sentence .
         ?paper dcterms:abstract ?abstract FILTER(!CONTAINS(?abstract, ?sentence)) }""",
-                     "--format", "csv", "--store", str(seeds_store))
+        "--format",
+        "csv",
+        "--store",
+        str(seeds_store),
+    )
     assert missing.stdout.splitlines()[1] == "0"
-    unsupported = run_kg("query", """SELECT (COUNT(*) AS ?n) WHERE {
+    unsupported = run_kg(
+        "query",
+        """SELECT (COUNT(*) AS ?n) WHERE {
         VALUES ?p { kg:usedFor kg:evaluatedOn kg:comparedWith kg:outperforms kg:addresses kg:partOf
                     kg:hyponymOf kg:featureOf kg:conjunction }
         ?s ?p ?o FILTER NOT EXISTS { ?st rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ; kg:evidence ?e } }""",
-                         "--format", "csv", "--store", str(seeds_store))
+        "--format",
+        "csv",
+        "--store",
+        str(seeds_store),
+    )
     assert unsupported.stdout.splitlines()[1] == "0"
 
 
 def test_at_least_one_relation_per_abstract_on_average(seeds_store: Path) -> None:
-    done = run_kg("query", "SELECT (COUNT(?st) AS ?n) WHERE { ?st a kg:Statement }", "--format", "csv",
-                  "--store", str(seeds_store))
+    done = run_kg(
+        "query",
+        "SELECT (COUNT(?st) AS ?n) WHERE { ?st a kg:Statement }",
+        "--format",
+        "csv",
+        "--store",
+        str(seeds_store),
+    )
     assert int(done.stdout.splitlines()[1]) >= 727
 
 
@@ -102,5 +122,6 @@ def test_describe_suggests_near_misses(seeds_store: Path) -> None:
     done = run_kg("describe", "goal misgeneralisation", "--store", str(seeds_store))
     assert done.returncode == 2
     assert done.stderr.strip().startswith(
-        "kg: error: no entity named 'goal misgeneralisation'; did you mean: goal misgeneralization")
+        "kg: error: no entity named 'goal misgeneralisation'; did you mean: goal misgeneralization"
+    )
     assert len(done.stderr.strip().splitlines()) == 1

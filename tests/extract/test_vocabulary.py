@@ -1,4 +1,5 @@
 """The curated SKOS vocabularies (ontology/vocab/*.ttl): shape, typing, and no label clashes."""
+
 from __future__ import annotations
 
 import re
@@ -78,6 +79,7 @@ def test_file_parses_and_has_one_scheme(stem):
 def test_file_parses_with_oxigraph(stem):
     """The extractor loads the vocabularies with pyoxigraph's parser, not rdflib's."""
     import pyoxigraph as ox
+
     triples = list(ox.parse(path=str(VOCAB_DIR / f"{stem}.ttl"), format=ox.RdfFormat.TURTLE))
     assert len(triples) == len(graph(stem))
 
@@ -99,7 +101,7 @@ def test_concept_shape(stem):
         prefs = list(g.objects(c, SKOS.prefLabel))
         if len(prefs) != 1:
             problems.append(f"{c}: {len(prefs)} prefLabels")
-        written = [str(l) for l in labels(g, c)]
+        written = [str(label) for label in labels(g, c)]
         if len(written) != len(set(written)):
             problems.append(f"{c}: a label is repeated")
         for label in labels(g, c):
@@ -133,7 +135,9 @@ def _clashes(folder) -> list[str]:
     for form, claims in sorted(all_claims(folder).items()):
         owners = {(stem, iri) for stem, iri, _ in claims}
         if len(owners) > 1:
-            out.append(f"{form!r}: " + "; ".join(sorted(f"{s}:{i.rsplit('/', 1)[-1]} ({l})" for s, i, l in claims)))
+            out.append(
+                f"{form!r}: " + "; ".join(sorted(f"{s}:{i.rsplit('/', 1)[-1]} ({label})" for s, i, label in claims))
+            )
     return out
 
 
@@ -146,6 +150,7 @@ def test_no_surface_form_claimed_twice():
 def test_no_surface_form_claimed_twice_after_canonical_folding():
     """The builder also folds a leading article and a final plural "s" (kg.normalize.fold)."""
     from kg import normalize
+
     clashes = _clashes(normalize.fold)
     assert not clashes, "\n".join(clashes)
 

@@ -1,4 +1,5 @@
 """Tests for kg.ingest: formats, ids, bad input, error handling and streaming."""
+
 from __future__ import annotations
 
 import hashlib
@@ -81,8 +82,18 @@ def test_document_pickles_for_worker_processes():
 
 
 def test_iter_source_files_sorted_recursive_and_filtered(tmp_path):
-    for name in ["b.jsonl", "a/z.csv", "a/y.TSV", "a.txt", "c/d/e.txt", "notes.md", "x.json",
-                 ".hidden.txt", ".git/objects.txt", "README"]:
+    for name in [
+        "b.jsonl",
+        "a/z.csv",
+        "a/y.TSV",
+        "a.txt",
+        "c/d/e.txt",
+        "notes.md",
+        "x.json",
+        ".hidden.txt",
+        ".git/objects.txt",
+        "README",
+    ]:
         write(tmp_path / name, "x")
     found = [p.relative_to(tmp_path).as_posix() for p in iter_source_files([tmp_path])]
     assert found == ["a/y.TSV", "a/z.csv", "a.txt", "b.jsonl", "c/d/e.txt"]
@@ -146,7 +157,9 @@ def test_txt_daily_papers_only_when_first(tmp_path):
 
 
 def test_txt_crlf_and_bom(tmp_path):
-    path = write(tmp_path / "a.txt", b"\xef\xbb\xbfDaily Papers\r\n\r\n" + A1.encode() + b"\r\nmore\r\n\r\n" + A2.encode())
+    path = write(
+        tmp_path / "a.txt", b"\xef\xbb\xbfDaily Papers\r\n\r\n" + A1.encode() + b"\r\nmore\r\n\r\n" + A2.encode()
+    )
     docs = read(path)
     assert [d.text for d in docs] == [f"{A1}\nmore", A2]
     assert [d.source for d in docs] == [f"{path}:3", f"{path}:6"]
@@ -164,19 +177,31 @@ def test_bom_before_first_abstract_is_not_text(tmp_path):
 
 def test_jsonl_fields(tmp_path):
     arxiv = {
-        "id": "2106.09685", "submitter": "Edward Hu",
+        "id": "2106.09685",
+        "submitter": "Edward Hu",
         "authors": "Edward J. Hu, Yelong Shen, Phillip Wallis and Weizhu Chen",
         "title": "LoRA: Low-Rank Adaptation of\n  Large Language Models",
-        "categories": "cs.CL cs.AI cs.LG", "abstract": f"  {A1}\n", "update_date": "2021-10-18",
+        "categories": "cs.CL cs.AI cs.LG",
+        "abstract": f"  {A1}\n",
+        "update_date": "2021-10-18",
         "authors_parsed": [["Hu", "Edward J.", ""]],
     }
-    path = write(tmp_path / "a.jsonl", jsonl(
-        arxiv,
-        {"id": 42, "text": A2, "authors": ["A. Madry", " "], "year": 2019, "url": "https://x.org/1",
-         "categories": ["cs.LG"]},
-        {"text": A3, "date": "2022-01-06", "year": None, "title": " "},
-        {"id": "  ", "text": A3, "year": "2022"},
-    ))
+    path = write(
+        tmp_path / "a.jsonl",
+        jsonl(
+            arxiv,
+            {
+                "id": 42,
+                "text": A2,
+                "authors": ["A. Madry", " "],
+                "year": 2019,
+                "url": "https://x.org/1",
+                "categories": ["cs.LG"],
+            },
+            {"text": A3, "date": "2022-01-06", "year": None, "title": " "},
+            {"id": "  ", "text": A3, "year": "2022"},
+        ),
+    )
     d1, d2, d3, d4 = read(path)
     assert (d1.id, d1.text, d1.source) == ("2106.09685", A1, f"{path}:1")
     assert d1.title == "LoRA: Low-Rank Adaptation of Large Language Models"
@@ -185,8 +210,7 @@ def test_jsonl_fields(tmp_path):
         "categories": ("cs.CL", "cs.AI", "cs.LG"),
     }
     assert (d2.id, d2.text, d2.source) == ("42", A2, f"{path}:2")
-    assert dict(d2.meta) == {"authors": ("A. Madry",), "year": 2019, "url": "https://x.org/1",
-                             "categories": ("cs.LG",)}
+    assert dict(d2.meta) == {"authors": ("A. Madry",), "year": 2019, "url": "https://x.org/1", "categories": ("cs.LG",)}
     assert d3.id == document_id(A3) and d3.title is None
     assert dict(d3.meta) == {"date": "2022-01-06", "year": 2022}
     assert d4.id == document_id(A3)  # a blank id means no id
@@ -200,13 +224,18 @@ def test_jsonl_text_preferred_over_abstract_and_blank_lines_skipped(tmp_path):
 
 
 def test_author_strings_are_split(tmp_path):
-    path = write(tmp_path / "a.jsonl", jsonl(
-        {"text": A1, "authors": "Ann Anderson"},
-        {"text": A1, "authors": "A. B, C. D, and E. F"},
-        {"text": A1, "authors": "P. Q (MIT, Cambridge) and R. S"},
-    ))
+    path = write(
+        tmp_path / "a.jsonl",
+        jsonl(
+            {"text": A1, "authors": "Ann Anderson"},
+            {"text": A1, "authors": "A. B, C. D, and E. F"},
+            {"text": A1, "authors": "P. Q (MIT, Cambridge) and R. S"},
+        ),
+    )
     assert [d.meta["authors"] for d in read(path)] == [
-        ("Ann Anderson",), ("A. B", "C. D", "E. F"), ("P. Q (MIT, Cambridge)", "R. S"),
+        ("Ann Anderson",),
+        ("A. B", "C. D", "E. F"),
+        ("P. Q (MIT, Cambridge)", "R. S"),
     ]
 
 
@@ -214,24 +243,31 @@ def test_author_strings_are_split(tmp_path):
 
 
 def test_csv_columns_ids_and_multiline_records(tmp_path):
-    path = write(tmp_path / "a.csv", (
-        "ID,Title,Abstract,Authors,Year,URL,Categories,extra\n"
-        f'p1,LoRA,"{A1}",Edward Hu and Yelong Shen,2021,https://x.org,cs.CL cs.LG,ignored\n'
-        "\n"
-        f',,"{A2}\nwith a second line\n",,2019.0,,,\n'
-        f'  ,,"{A3}",,,,,\n'
-    ))
+    path = write(
+        tmp_path / "a.csv",
+        (
+            "ID,Title,Abstract,Authors,Year,URL,Categories,extra\n"
+            f'p1,LoRA,"{A1}",Edward Hu and Yelong Shen,2021,https://x.org,cs.CL cs.LG,ignored\n'
+            "\n"
+            f',,"{A2}\nwith a second line\n",,2019.0,,,\n'
+            f'  ,,"{A3}",,,,,\n'
+        ),
+    )
     d1, d2, d3 = read(path)
     assert (d1.id, d1.title, d1.text, d1.source) == ("p1", "LoRA", A1, f"{path}:2")
-    assert dict(d1.meta) == {"authors": ("Edward Hu", "Yelong Shen"), "year": 2021, "url": "https://x.org",
-                             "categories": ("cs.CL", "cs.LG")}
+    assert dict(d1.meta) == {
+        "authors": ("Edward Hu", "Yelong Shen"),
+        "year": 2021,
+        "url": "https://x.org",
+        "categories": ("cs.CL", "cs.LG"),
+    }
     assert (d2.id, d2.text, d2.source) == (document_id(d2.text), f"{A2}\nwith a second line", f"{path}:4")
     assert dict(d2.meta) == {"year": 2019}
     assert (d3.id, d3.source) == (document_id(A3), f"{path}:7")
 
 
 def test_tsv_with_text_column_and_crlf(tmp_path):
-    path = write(tmp_path / "a.tsv", f"id\tTEXT\r\n1\t{A1}, with a comma\r\n2\t\"{A2}\r\nline two\"\r\n3\t{A3}\r\n")
+    path = write(tmp_path / "a.tsv", f'id\tTEXT\r\n1\t{A1}, with a comma\r\n2\t"{A2}\r\nline two"\r\n3\t{A3}\r\n')
     docs = read(path)
     assert [(d.id, d.text, d.source) for d in docs] == [
         ("1", f"{A1}, with a comma", f"{path}:2"),
@@ -247,7 +283,7 @@ def test_csv_without_text_column(tmp_path):
 
 
 def test_csv_bom_header(tmp_path):
-    path = write(tmp_path / "a.csv", b"\xef\xbb\xbftext\n\"" + A1.encode() + b"\"\n")
+    path = write(tmp_path / "a.csv", b'\xef\xbb\xbftext\n"' + A1.encode() + b'"\n')
     assert [d.text for d in read(path)] == [A1]
 
 
@@ -280,8 +316,14 @@ def test_duplicates_are_all_yielded_with_their_sources(tmp_path):
     lines = write(tmp_path / "c.jsonl", jsonl({"text": A1}, {"id": "own", "text": A1}))
     docs = read(tmp_path)
     assert [d.source for d in docs] == [f"{txt}:1", f"{txt}:3", f"{txt}:5", f"{csv_}:2", f"{lines}:1", f"{lines}:2"]
-    assert [d.id for d in docs] == [document_id(A1), document_id(A2), document_id(A1), document_id(A1),
-                                    document_id(A1), "own"]
+    assert [d.id for d in docs] == [
+        document_id(A1),
+        document_id(A2),
+        document_id(A1),
+        document_id(A1),
+        document_id(A1),
+        "own",
+    ]
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -354,7 +396,9 @@ def test_jsonl_bad_records(tmp_path, line, message):
 
 def test_malformed_json_message(tmp_path):
     path = write(tmp_path / "a.jsonl", "{oops\n")
-    assert str(error_of(path)) == f"{path}:1: malformed JSON: Expecting property name enclosed in double quotes (column 2)"
+    assert (
+        str(error_of(path)) == f"{path}:1: malformed JSON: Expecting property name enclosed in double quotes (column 2)"
+    )
 
 
 # --- on_error --------------------------------------------------------------------------------
@@ -370,7 +414,11 @@ def test_on_error_continues_with_next_record_and_next_file(tmp_path):
     errors: list[InputError] = []
     docs = read(tmp_path, missing, SEEDS / "001_a0a3e2fcfccd19da.txt", on_error=errors.append)
     assert [d.source.replace(str(tmp_path), "T") for d in docs[:5]] == [
-        "T/a.jsonl:1", "T/a.jsonl:4", "T/d.txt:1", "T/e.csv:2", "T/e.csv:4",
+        "T/a.jsonl:1",
+        "T/a.jsonl:4",
+        "T/d.txt:1",
+        "T/e.csv:2",
+        "T/e.csv:4",
     ]
     assert len(docs) == 5 + 120  # reading went on past the missing path
     assert [str(e).replace(str(tmp_path), "T") for e in errors] == [

@@ -1,4 +1,5 @@
 """`kg query` and `kg stats` as a user runs them."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import run_kg
 
-COUNT_BY_TYPE = "SELECT ?type (COUNT(?e) AS ?n) WHERE { ?e a ?type . FILTER(?type IN (kg:Method, kg:Phenomenon)) } GROUP BY ?type ORDER BY ?type"
+COUNT_BY_TYPE = (
+    "SELECT ?type (COUNT(?e) AS ?n) WHERE { ?e a ?type . FILTER(?type IN (kg:Method, kg:Phenomenon)) } "
+    "GROUP BY ?type ORDER BY ?type"
+)
 
 
 def test_table_shows_prefixed_names_and_aligned_columns(small_store: Path) -> None:
@@ -19,12 +23,15 @@ def test_table_shows_prefixed_names_and_aligned_columns(small_store: Path) -> No
     assert len({line.index("|") for line in lines if "|" in line}) == 1
 
 
-@pytest.mark.parametrize("fmt,check", [
-    ("json", lambda out: json.loads(out)["head"]["vars"] == ["type", "n"]),
-    ("xml", lambda out: 'xmlns="http://www.w3.org/2005/sparql-results#"' in out),
-    ("csv", lambda out: out.splitlines()[0] == "type,n"),
-    ("tsv", lambda out: out.splitlines()[0] == "?type\t?n"),
-])
+@pytest.mark.parametrize(
+    "fmt,check",
+    [
+        ("json", lambda out: json.loads(out)["head"]["vars"] == ["type", "n"]),
+        ("xml", lambda out: 'xmlns="http://www.w3.org/2005/sparql-results#"' in out),
+        ("csv", lambda out: out.splitlines()[0] == "type,n"),
+        ("tsv", lambda out: out.splitlines()[0] == "?type\t?n"),
+    ],
+)
 def test_w3c_result_formats(small_store: Path, fmt: str, check) -> None:
     done = run_kg("query", COUNT_BY_TYPE, "--format", fmt, "--store", str(small_store))
     assert done.returncode == 0, done.stderr
@@ -53,8 +60,9 @@ def test_unknown_prefix_is_explained(small_store: Path) -> None:
 
 
 def test_construct_renders_as_triples(small_store: Path) -> None:
-    done = run_kg("query", "CONSTRUCT { ?p a kg:Paper } WHERE { ?p a kg:Paper }", "--format", "csv",
-                  "--store", str(small_store))
+    done = run_kg(
+        "query", "CONSTRUCT { ?p a kg:Paper } WHERE { ?p a kg:Paper }", "--format", "csv", "--store", str(small_store)
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "subject,predicate,object"
     assert len(done.stdout.splitlines()) == 3

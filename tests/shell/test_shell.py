@@ -6,6 +6,7 @@ store's own API in the shape ``kg build`` gives (papers, entities with labels an
 whatever the extractor finds. ``test_commands_on_a_built_store`` runs every dot-command on
 the store ``kg build`` makes of the small corpus.
 """
+
 from __future__ import annotations
 
 import io
@@ -41,19 +42,29 @@ ENTITIES = {  # key: (type, label, aliases)
     "image-captioning": ("Task", "image captioning", ()),
 }
 PAPERS = {  # id: (abstract, mentioned, proposed)
-    "p1": ("This work presents Adaptive Return-conditioned Policy (ARP), using CLIP; ARP mitigates "
-           "goal misgeneralization.", ("adaptive-return-conditioned-policy", "clip", "goal-misgeneralization"),
-           ("adaptive-return-conditioned-policy",)),
-    "p2": ("Adversarial training suffers from robust overfitting. We improve robust accuracy on CIFAR-10.",
-           ("adversarial-training", "robust-overfitting", "cifar-10", "robust-accuracy"), ()),
+    "p1": (
+        "This work presents Adaptive Return-conditioned Policy (ARP), using CLIP; ARP mitigates "
+        "goal misgeneralization.",
+        ("adaptive-return-conditioned-policy", "clip", "goal-misgeneralization"),
+        ("adaptive-return-conditioned-policy",),
+    ),
+    "p2": (
+        "Adversarial training suffers from robust overfitting. We improve robust accuracy on CIFAR-10.",
+        ("adversarial-training", "robust-overfitting", "cifar-10", "robust-accuracy"),
+        (),
+    ),
     "p3": ("We fine-tune CLIP on CIFAR-10.", ("clip", "cifar-10"), ()),
     "p4": ("A survey of image captioning.", ("image-captioning",), ()),
 }
 RELATIONS = [  # subject, predicate, object, paper, evidence
-    ("adaptive-return-conditioned-policy", "addresses", "goal-misgeneralization", "p1",
-     "ARP mitigates goal misgeneralization."),
-    ("adversarial-training", "evaluatedOn", "cifar-10", "p2",
-     "We improve robust accuracy on CIFAR-10."),
+    (
+        "adaptive-return-conditioned-policy",
+        "addresses",
+        "goal-misgeneralization",
+        "p1",
+        "ARP mitigates goal misgeneralization.",
+    ),
+    ("adversarial-training", "evaluatedOn", "cifar-10", "p2", "We improve robust accuracy on CIFAR-10."),
 ]
 
 
@@ -62,22 +73,34 @@ def write_graph(path: Path) -> Path:
     triples = []
     for key, (etype, label, aliases) in ENTITIES.items():
         node = entity_iri(key)
-        triples += [(node, RDF.type, KG[etype]), (node, RDFS.label, Literal(label)),
-                    (node, SKOS.prefLabel, Literal(label))]
+        triples += [
+            (node, RDF.type, KG[etype]),
+            (node, RDFS.label, Literal(label)),
+            (node, SKOS.prefLabel, Literal(label)),
+        ]
         triples += [(node, SKOS.altLabel, Literal(a)) for a in aliases]
     for pid, (abstract, mentioned, proposed) in PAPERS.items():
         paper = paper_iri(pid)
-        triples += [(paper, RDF.type, KG.Paper), (paper, DCTERMS.identifier, Literal(pid)),
-                    (paper, DCTERMS.abstract, Literal(abstract)),
-                    (paper, KG.sourceLocation, Literal(f"papers.txt:{pid[1:]}"))]
+        triples += [
+            (paper, RDF.type, KG.Paper),
+            (paper, DCTERMS.identifier, Literal(pid)),
+            (paper, DCTERMS.abstract, Literal(abstract)),
+            (paper, KG.sourceLocation, Literal(f"papers.txt:{pid[1:]}")),
+        ]
         triples += [(paper, KG.mentions, entity_iri(k)) for k in mentioned]
         triples += [(paper, KG.proposes, entity_iri(k)) for k in proposed]
     for s, p, o, pid, evidence in RELATIONS:
         statement = statement_iri(f"{s}-{p}-{o}")
-        triples += [(entity_iri(s), KG[p], entity_iri(o)), (statement, RDF.type, KG.Statement),
-                    (statement, RDF.subject, entity_iri(s)), (statement, RDF.predicate, KG[p]),
-                    (statement, RDF.object, entity_iri(o)), (statement, PROV.wasDerivedFrom, paper_iri(pid)),
-                    (statement, KG.evidence, Literal(evidence)), (statement, KG.confidence, Literal(0.9))]
+        triples += [
+            (entity_iri(s), KG[p], entity_iri(o)),
+            (statement, RDF.type, KG.Statement),
+            (statement, RDF.subject, entity_iri(s)),
+            (statement, RDF.predicate, KG[p]),
+            (statement, RDF.object, entity_iri(o)),
+            (statement, PROV.wasDerivedFrom, paper_iri(pid)),
+            (statement, KG.evidence, Literal(evidence)),
+            (statement, KG.confidence, Literal(0.9)),
+        ]
     with open_store(path, create=True) as store:
         store.write(triples)
     return path
@@ -117,20 +140,22 @@ class TestStatements:
         assert [s.text for s in done] == ["SELECT ?l WHERE { ?e rdfs:label ?l }\nLIMIT 3"]
         assert rest == ""
 
-    @pytest.mark.parametrize("text", [
-        'ASK { ?s rdfs:label "a;b" }',
-        "ASK { ?s rdfs:label '''a;\nb''' }",
-        "ASK { ?s <http://example.org/a;b> ?o }",
-        "ASK { ?s ?p ?o } # not the end;",
-        "SELECT (GROUP_CONCAT(?l; SEPARATOR=\";\") AS ?all) { ?s rdfs:label ?l }",
-    ])
+    @pytest.mark.parametrize(
+        "text",
+        [
+            'ASK { ?s rdfs:label "a;b" }',
+            "ASK { ?s rdfs:label '''a;\nb''' }",
+            "ASK { ?s <http://example.org/a;b> ?o }",
+            "ASK { ?s ?p ?o } # not the end;",
+            'SELECT (GROUP_CONCAT(?l; SEPARATOR=";") AS ?all) { ?s rdfs:label ?l }',
+        ],
+    )
     def test_semicolons_in_strings_iris_comments_and_calls_do_not_end(self, text):
         assert split(text) == ([], text)
 
     def test_dot_commands_end_at_the_newline(self):
         done, rest = split(".format csv\n.path CLIP ARP;\nSELECT")
-        assert [(s.text, s.line, s.is_command) for s in done] == [
-            (".format csv", 1, True), (".path CLIP ARP", 2, True)]
+        assert [(s.text, s.line, s.is_command) for s in done] == [(".format csv", 1, True), (".path CLIP ARP", 2, True)]
         assert rest == "SELECT"
 
     def test_a_line_starting_with_a_dot_inside_sparql_is_sparql(self):
@@ -148,8 +173,7 @@ class TestStatements:
         for line in ["# header\n", "SELECT ?s\n", "WHERE { ?s ?p ?o }\n", ";\n", ".stats\n", "ASK {}"]:
             seen += reader.feed(line)
         seen += reader.finish()
-        assert [(s.text, s.line) for s in seen] == [
-            ("SELECT ?s\nWHERE { ?s ?p ?o }", 2), (".stats", 5), ("ASK {}", 6)]
+        assert [(s.text, s.line) for s in seen] == [("SELECT ?s\nWHERE { ?s ?p ?o }", 2), (".stats", 5), ("ASK {}", 6)]
 
     def test_kgr_names_are_escaped_and_columns_map_back(self):
         rewritten = to_sparql("SELECT * {\n  kgr:entity/clip kg:mentions/rdfs:label kgr:paper/p~1 . }")
@@ -178,16 +202,21 @@ class TestSuggest:
         assert suggest("SELECT ?e WHERE { ?e rdf:type kg:")[0].kind == "class"
 
     def test_predicate_positions(self):
-        for text in ["SELECT * WHERE { ?e kg:", "SELECT * WHERE { ?e a kg:Method ; rdfs:",
-                     "SELECT * WHERE { ?e a kg:Method ;\n    skos:", "SELECT * WHERE { [ rdfs:",
-                     "SELECT * WHERE { ?p kg:mentions/rdfs:"]:
+        for text in [
+            "SELECT * WHERE { ?e kg:",
+            "SELECT * WHERE { ?e a kg:Method ; rdfs:",
+            "SELECT * WHERE { ?e a kg:Method ;\n    skos:",
+            "SELECT * WHERE { [ rdfs:",
+            "SELECT * WHERE { ?p kg:mentions/rdfs:",
+        ]:
             assert suggest(text)[0].kind == "property", text
 
     def test_objects_and_subjects_offer_entities(self):
         assert "entity" in kinds("SELECT * WHERE { ?p kg:mentions CLI")
         assert "entity" in kinds("SELECT * WHERE { CLI")
         assert suggest("SELECT * WHERE { ?p kg:mentions kgr:entity/cl") == [
-            Suggestion("entity", "kgr:entity/cl", namespace="kgr")]
+            Suggestion("entity", "kgr:entity/cl", namespace="kgr")
+        ]
         assert "entity" in kinds("SELECT * WHERE { ?s ?p ?o FILTER(?o = CLI")
 
     def test_bare_word_in_predicate_position_offers_properties_and_a(self):
@@ -275,7 +304,11 @@ class TestCompleter:
 
     def test_vocabulary_terms(self, session):
         assert [c.text for c in completions(session, "SELECT * WHERE { ?e a kg:Me")] == [
-            "kg:Method", "kg:Metric", "kg:Phenomenon", "kg:Statement"]
+            "kg:Method",
+            "kg:Metric",
+            "kg:Phenomenon",
+            "kg:Statement",
+        ]
         mentions = completions(session, "SELECT * WHERE { ?p kg:ment")
         assert [c.text for c in mentions] == ["kg:mentions"]
         assert mentions[0].display_meta_text == "Paper → Entity"
@@ -291,7 +324,8 @@ class TestCompleter:
 
     def test_commands_and_arguments(self, session):
         assert [(c.text, c.display_meta_text) for c in completions(session, ".desc")] == [
-            (".describe", COMMANDS[".describe"].summary)]
+            (".describe", COMMANDS[".describe"].summary)
+        ]
         assert [c.text for c in completions(session, ".describe goal mis")] == ["goal misgeneralization"]
         assert completions(session, ".path CLIP goal mis")[0].text == '"goal misgeneralization"'
         assert completions(session, ".path CLIP goal mis")[0].start_position == -len("goal mis")
@@ -367,11 +401,22 @@ class TestCommands:
         assert fields["papers"] == [(1, None, None, None)]
         assert fields["proposed by"][0][0] == str(paper_iri("p1"))
         assert fields["proposed by"][0][1].startswith("This work presents")
-        assert fields["addresses"] == [(str(entity_iri("goal-misgeneralization")), "goal misgeneralization (Phenomenon)",
-                                        1, "ARP mitigates goal misgeneralization.")]
+        assert fields["addresses"] == [
+            (
+                str(entity_iri("goal-misgeneralization")),
+                "goal misgeneralization (Phenomenon)",
+                1,
+                "ARP mitigates goal misgeneralization.",
+            )
+        ]
         incoming = rows(execute(session, ".describe goal misgeneralization"))
-        assert incoming[-1] == ("^addresses", str(entity_iri("adaptive-return-conditioned-policy")),
-                                "Adaptive Return-conditioned Policy (Method)", 1, "ARP mitigates goal misgeneralization.")
+        assert incoming[-1] == (
+            "^addresses",
+            str(entity_iri("adaptive-return-conditioned-policy")),
+            "Adaptive Return-conditioned Policy (Method)",
+            1,
+            "ARP mitigates goal misgeneralization.",
+        )
 
     def test_entity_arguments_by_label_alias_iri(self, session):
         for name in ["CLIP", "clip", "Contrastive Language-Image Pre-training", "kgr:entity/clip", f"<{clip()}>"]:
@@ -397,7 +442,9 @@ class TestCommands:
         }
         two = rows(execute(session, ".neighbors CIFAR-10 --hops 2"))
         assert {(label, hops, via) for _, label, _, hops, _, _, via in two if hops == 2} == {
-            ("Adaptive Return-conditioned Policy", 2, "CLIP"), ("goal misgeneralization", 2, "CLIP")}
+            ("Adaptive Return-conditioned Policy", 2, "CLIP"),
+            ("goal misgeneralization", 2, "CLIP"),
+        }
         cut = execute(session, ".neighbors CIFAR-10 --limit 1")
         assert cut.count == 1 and cut.truncated
         with pytest.raises(UsageError, match="unknown option --top"):
@@ -419,13 +466,24 @@ class TestCommands:
         assert result.columns == ("path", "hop", "from", "link", "to", "papers", "evidence", "paper")
         first = [row for row in rows(result) if row[0] == 1]
         assert [(frm, link, to, papers) for _, _, frm, link, to, papers, _, _ in first] == [
-            ("CLIP", "mentions", "CIFAR-10", 1), ("CIFAR-10", "mentions", "robust overfitting", 1)]
+            ("CLIP", "mentions", "CIFAR-10", 1),
+            ("CIFAR-10", "mentions", "robust overfitting", 1),
+        ]
         assert first[0][6:] == ("We fine-tune CLIP on CIFAR-10.", str(paper_iri("p3")))
 
     def test_path_with_unquoted_names_over_a_relation(self, session):
         assert rows(execute(session, ".path ARP goal misgeneralization")) == [
-            (1, 1, "Adaptive Return-conditioned Policy", "addresses", "goal misgeneralization", 1,
-             "ARP mitigates goal misgeneralization.", str(paper_iri("p1")))]
+            (
+                1,
+                1,
+                "Adaptive Return-conditioned Policy",
+                "addresses",
+                "goal misgeneralization",
+                1,
+                "ARP mitigates goal misgeneralization.",
+                str(paper_iri("p1")),
+            )
+        ]
 
     def test_no_path(self, session):
         result = execute(session, ".path CLIP image captioning")
@@ -442,21 +500,28 @@ class TestCommands:
         # By default the relation beats the co-mention of the same paper (p2).
         assert links(".path adversarial training CIFAR-10") == [("adversarial training", "evaluatedOn", "CIFAR-10")]
         assert links(".path adversarial training CIFAR-10 --via mentions") == [
-            ("adversarial training", "mentions", "CIFAR-10")]
+            ("adversarial training", "mentions", "CIFAR-10")
+        ]
         # Without mentions among them, --via leaves papers out: CLIP has no relation at all.
         assert execute(session, '.path CLIP "goal misgeneralization" --via addresses').message.startswith(
-            "no path of at most 4 hops between CLIP and goal misgeneralization")
+            "no path of at most 4 hops between CLIP and goal misgeneralization"
+        )
         for given in ("--via addresses,mentions", "--via addresses --via mentions", "--via=addresses --papers"):
             assert links(f'.path CLIP "goal misgeneralization" {given}') == [
-                ("CLIP", "mentions", "goal misgeneralization")], given
+                ("CLIP", "mentions", "goal misgeneralization")
+            ], given
         with pytest.raises(UsageError, match="unknown link 'usedFr'; did you mean: usedFor?"):
             execute(session, ".path CLIP ARP --via usedFr")
 
     def test_path_papers_switch(self, session):
         assert execute(session, '.path CLIP "robust overfitting" --no-papers').message.startswith(
-            "no path of at most 4 hops between CLIP and robust overfitting")
+            "no path of at most 4 hops between CLIP and robust overfitting"
+        )
         assert rows(execute(session, ".path ARP goal misgeneralization --no-papers --max-hops 1"))[0][2:5] == (
-            "Adaptive Return-conditioned Policy", "addresses", "goal misgeneralization")
+            "Adaptive Return-conditioned Policy",
+            "addresses",
+            "goal misgeneralization",
+        )
         assert execute(session, '.path CLIP "robust overfitting" --papers').count == 5  # as without the switch
         with pytest.raises(UsageError, match="--papers takes no value"):
             execute(session, ".path CLIP ARP --papers=yes")
@@ -472,8 +537,11 @@ class TestCommands:
             given = {"via": "--via evaluatedOn,mentions", "through_papers": "--no-papers", "limit": "--limit 1"}
             command = '.path CLIP "robust overfitting" ' + " ".join(given[key] for key in options)
             result = execute(session, command)
-            expected = [(n, s, hop.source, hop.predicate, hop.target, hop.support, hop.evidence, hop.paper)
-                        for n, path in enumerate(report.paths, 1) for s, hop in enumerate(path.hops, 1)]
+            expected = [
+                (n, s, hop.source, hop.predicate, hop.target, hop.support, hop.evidence, hop.paper)
+                for n, path in enumerate(report.paths, 1)
+                for s, hop in enumerate(path.hops, 1)
+            ]
             assert (rows(result) if result.kind == "select" else []) == expected, command
 
     def test_find(self, session):
@@ -508,7 +576,7 @@ class TestCommands:
         message = execute(session, f".export nt {tmp_path / 'graph.nt'}").message
         assert message.startswith(f"wrote {tmp_path / 'graph.nt'} (nt, ")
         lines = (tmp_path / "graph.nt").read_text().splitlines()
-        assert f"<{clip()}> <{RDFS.label}> \"CLIP\" ." in lines
+        assert f'<{clip()}> <{RDFS.label}> "CLIP" .' in lines
         execute(session, f".export {tmp_path / 'graph.ttl'}")  # the format from the suffix
         assert "kgr:" in (tmp_path / "graph.ttl").read_text()
         with pytest.raises(UsageError, match="unknown export format 'docx'"):
@@ -529,8 +597,14 @@ def test_commands_on_a_built_store(small_store: Path, tmp_path: Path):
         found = execute(session, ".find robust overfitting")
         assert found.count >= 1
         name = str(rows(found)[0][1])
-        for command in [f".describe {name}", f".neighbors {name}", f".related {name}", ".prefixes",
-                        f'.path "{name}" CIFAR-10', "SELECT * WHERE { ?s ?p ?o } LIMIT 3"]:
+        for command in [
+            f".describe {name}",
+            f".neighbors {name}",
+            f".related {name}",
+            ".prefixes",
+            f'.path "{name}" CIFAR-10',
+            "SELECT * WHERE { ?s ?p ?o } LIMIT 3",
+        ]:
             result = execute(session, command)
             assert result.kind in ("select", "message")
         assert completions(session, "SELECT * WHERE { ?p kg:mentions overfit")[0].text.startswith("kgr:entity/")
@@ -542,7 +616,9 @@ def test_commands_on_a_built_store(small_store: Path, tmp_path: Path):
 class TestOutput:
     def test_caret_under_the_column(self):
         assert caret_lines("SELECT * WHERE { ?s ?p }", 1, 24).splitlines() == [
-            "LINE 1: SELECT * WHERE { ?s ?p }", " " * 31 + "^"]
+            "LINE 1: SELECT * WHERE { ?s ?p }",
+            " " * 31 + "^",
+        ]
 
     def test_caret_in_a_long_line_stays_in_view(self):
         source = "x" * 300 + "!" + "y" * 300
@@ -588,8 +664,9 @@ def test_the_shell_does_not_import_spacy():
     import subprocess
     import sys
 
-    code = ("import sys, shell.app, shell.commands, shell.completion.completer, shell.prompt; "
-            "print('spacy' in sys.modules)")
+    code = (
+        "import sys, shell.app, shell.commands, shell.completion.completer, shell.prompt; print('spacy' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False", done.stderr
 
@@ -610,8 +687,7 @@ class TestApp:
         out = io.StringIO()
         started = time.monotonic()
         interrupt.start()
-        status = app.run_statement(session, Console(out, out, interactive=True), Statement("ASK {}"),
-                                   cancellable=True)
+        status = app.run_statement(session, Console(out, out, interactive=True), Statement("ASK {}"), cancellable=True)
         assert status == app.CANCELLED and time.monotonic() - started < 5
         assert out.getvalue() == "cancelled\n"
 
@@ -632,7 +708,11 @@ class TestApp:
 
         monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
         out, err = io.StringIO(), io.StringIO()
-        status = run_shell(str(graph_store), stdin=io.StringIO(".format tsv\nSELECT ?l { kgr:entity/clip rdfs:label ?l }"),
-                           stdout=out, stderr=err)
+        status = run_shell(
+            str(graph_store),
+            stdin=io.StringIO(".format tsv\nSELECT ?l { kgr:entity/clip rdfs:label ?l }"),
+            stdout=out,
+            stderr=err,
+        )
         assert (status, out.getvalue()) == (0, '?l\n"CLIP"\n')
         assert err.getvalue().startswith("format: tsv\n1 row in ")

@@ -1,4 +1,5 @@
 """``kg shell`` with piped input, run as a user would (a subprocess), on a store and on an endpoint."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,15 @@ ASK { ?s kg:proposes ?o }"""
     done = shell(graph_store, script, home)
     assert done.returncode == 0, done.stderr
     table, csv = done.stdout.split("\nl\n", 1)  # (text mode reads CSV's CRLF as LF)
-    assert table.splitlines() == [" t             | n", "---------------+---", " kg:Dataset    | 1",
-                                  " kg:Method     | 3", " kg:Metric     | 1", " kg:Phenomenon | 2", " kg:Task       | 1"]
+    assert table.splitlines() == [
+        " t             | n",
+        "---------------+---",
+        " kg:Dataset    | 1",
+        " kg:Method     | 3",
+        " kg:Metric     | 1",
+        " kg:Phenomenon | 2",
+        " kg:Task       | 1",
+    ]
     assert csv.startswith("CLIP\nfield,value,note,papers,evidence\nentity,") and csv.endswith("\ntrue\n")
     assert "format: csv" in done.stderr and "timing: off" in done.stderr
     assert done.stderr.splitlines()[-1] == "answer: true"  # no time once timing is off
@@ -144,8 +152,10 @@ def endpoint(graph_store):
 
 
 def test_on_a_remote_endpoint(endpoint, home):
-    script = (f"SELECT ?l WHERE {{ <{RESOURCE_IRI}entity/clip> rdfs:label ?l }};\n"
-              ".describe clip\n.neighbors CIFAR-10\n.export nt graph.nt\nSELECT * WHERE { ?s ?p };\n")
+    script = (
+        f"SELECT ?l WHERE {{ <{RESOURCE_IRI}entity/clip> rdfs:label ?l }};\n"
+        ".describe clip\n.neighbors CIFAR-10\n.export nt graph.nt\nSELECT * WHERE { ?s ?p };\n"
+    )
     done = run_kg("shell", "--endpoint", endpoint, input=script, env=home, timeout=120)
     assert done.returncode == 2  # the export (the endpoint is read-only here) and the syntax error
     assert done.stdout.startswith(" l\n------\n CLIP\n")

@@ -4,6 +4,7 @@ pexpect runs the shell in a pty (TERM=xterm, 32x120); :class:`Screen` is a small
 emulator (the VT100 subset prompt-toolkit writes) that turns what the shell writes into
 the text a person would see, so the checks are on the screen, not on escape sequences.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,7 +37,7 @@ class Screen:
             if ch == "\x1b":
                 match = _CSI.match(data, i) or _OSC.match(data, i)
                 if match is None:
-                    i += 3 if data[i + 1:i + 2] in ("(", ")") else 2  # ESC ( B, ESC =, ESC 7 ...
+                    i += 3 if data[i + 1 : i + 2] in ("(", ")") else 2  # ESC ( B, ESC =, ESC 7 ...
                     continue
                 if match.re is _CSI:
                     self._control(match.group(1), match.group(2), match.group(4))
@@ -87,7 +88,7 @@ class Screen:
         elif final == "J":
             mode = numbers[0] if numbers else 0
             if mode in (0, 2):
-                self.lines[self.y][self.x:] = [" "] * (self.cols - self.x)
+                self.lines[self.y][self.x :] = [" "] * (self.cols - self.x)
                 for row in range(self.y + 1, self.rows):
                     self.lines[row] = [" "] * self.cols
             if mode in (1, 2):
@@ -97,7 +98,7 @@ class Screen:
         elif final == "K":
             mode = numbers[0] if numbers else 0
             if mode == 0:
-                self.lines[self.y][self.x:] = [" "] * (self.cols - self.x)
+                self.lines[self.y][self.x :] = [" "] * (self.cols - self.x)
             elif mode == 1:
                 self.lines[self.y][: self.x + 1] = [" "] * (self.x + 1)
             else:
@@ -143,10 +144,24 @@ class Terminal:
 def terminal(tmp_path: Path):
     store = write_graph(tmp_path / "store")
     env = {k: v for k, v in os.environ.items() if k != "KG_STORE"}
-    env.update(TERM="xterm", HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "xdg"), PAGER="cat",
-               PROMPT_TOOLKIT_NO_CPR="1", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-    child = pexpect.spawn(str(KG_SCRIPT), ["shell", "--store", str(store)], env=env, dimensions=(ROWS, COLS),
-                          encoding="utf-8", codec_errors="replace", timeout=30)
+    env.update(
+        TERM="xterm",
+        HOME=str(tmp_path),
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
+        PAGER="cat",
+        PROMPT_TOOLKIT_NO_CPR="1",
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+    )
+    child = pexpect.spawn(
+        str(KG_SCRIPT),
+        ["shell", "--store", str(store)],
+        env=env,
+        dimensions=(ROWS, COLS),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=30,
+    )
     try:
         yield Terminal(child), tmp_path
     finally:
@@ -210,4 +225,4 @@ def test_a_session_at_the_terminal(terminal):
     term.child.close()
     assert term.child.exitstatus == 0
     history = (home / "xdg" / "abstract-kg" / "history").read_text()
-    assert ".path CLIP \"robust overfitting\"" in history and "ORDER BY ?l;" in history
+    assert '.path CLIP "robust overfitting"' in history and "ORDER BY ?l;" in history

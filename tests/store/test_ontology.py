@@ -1,4 +1,5 @@
 """The OWL ontology (ontology/kg.ttl) and the SHACL shapes (ontology/shapes.ttl)."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -21,7 +22,7 @@ SDO = Namespace(str(_rdflib_namespace.SDO))
 XSD = Namespace(str(_rdflib_namespace.XSD))
 
 # The ontology file spells the default IRIs; checks on the file use them.
-O = Namespace(DEFAULT_ONTOLOGY_IRI)
+ONTO = Namespace(DEFAULT_ONTOLOGY_IRI)
 ONTOLOGY = URIRef(DEFAULT_ONTOLOGY_IRI.rstrip("#/"))
 
 CLASSES = ("Paper", "Entity", "Statement", *ENTITY_TYPES)
@@ -63,7 +64,7 @@ def test_prefix_is_the_ontology_iri(onto: Graph) -> None:
 
 @pytest.mark.parametrize("name", ALL_TERMS)
 def test_term_is_declared_with_one_english_label_and_comment(onto: Graph, name: str) -> None:
-    term = O[name]
+    term = ONTO[name]
     if name in CLASSES:
         expected = OWL.Class
     elif name in OBJECT_PROPERTIES:
@@ -80,41 +81,41 @@ def test_term_is_declared_with_one_english_label_and_comment(onto: Graph, name: 
 
 
 def test_every_kg_term_used_is_declared(onto: Graph) -> None:
-    used = {t for triple in onto for t in triple if isinstance(t, URIRef) and str(t).startswith(str(O))}
-    assert used == {O[n] for n in ALL_TERMS}
+    used = {t for triple in onto for t in triple if isinstance(t, URIRef) and str(t).startswith(str(ONTO))}
+    assert used == {ONTO[n] for n in ALL_TERMS}
 
 
 def test_class_hierarchy(onto: Graph) -> None:
-    assert (O.Paper, RDFS.subClassOf, SDO.ScholarlyArticle) in onto
-    assert (O.Paper, RDFS.subClassOf, PROV.Entity) in onto
-    assert (O.Entity, RDFS.subClassOf, SKOS.Concept) in onto
-    assert (O.Statement, RDFS.subClassOf, RDF.Statement) in onto
-    assert (O.Statement, RDFS.subClassOf, PROV.Entity) in onto
+    assert (ONTO.Paper, RDFS.subClassOf, SDO.ScholarlyArticle) in onto
+    assert (ONTO.Paper, RDFS.subClassOf, PROV.Entity) in onto
+    assert (ONTO.Entity, RDFS.subClassOf, SKOS.Concept) in onto
+    assert (ONTO.Statement, RDFS.subClassOf, RDF.Statement) in onto
+    assert (ONTO.Statement, RDFS.subClassOf, PROV.Entity) in onto
     for a in ENTITY_TYPES:
-        assert (O[a], RDFS.subClassOf, O.Entity) in onto
+        assert (ONTO[a], RDFS.subClassOf, ONTO.Entity) in onto
         for b in ENTITY_TYPES:
             if a != b:
-                assert (O[a], OWL.disjointWith, O[b]) in onto, (a, b)
+                assert (ONTO[a], OWL.disjointWith, ONTO[b]) in onto, (a, b)
 
 
 def test_property_axioms(onto: Graph) -> None:
     for name in PAPER_LINKS:
-        assert onto.value(O[name], RDFS.domain) == O.Paper
+        assert onto.value(ONTO[name], RDFS.domain) == ONTO.Paper
         if name != "mentions":
-            assert (O[name], RDFS.subPropertyOf, O.mentions) in onto
-    assert onto.value(O.evaluatesOn, RDFS.range) == O.Dataset
+            assert (ONTO[name], RDFS.subPropertyOf, ONTO.mentions) in onto
+    assert onto.value(ONTO.evaluatesOn, RDFS.range) == ONTO.Dataset
     for name in ENTITY_RELATIONS:
         # Ranges stay broad: a narrower range would assert types under RDFS inference.
-        assert onto.value(O[name], RDFS.domain) == O.Entity
-        assert onto.value(O[name], RDFS.range) == O.Entity
-    assert (O.comparedWith, RDF.type, OWL.SymmetricProperty) in onto
-    assert (O.conjunction, RDF.type, OWL.SymmetricProperty) in onto
-    assert (O.outperforms, RDFS.subPropertyOf, O.comparedWith) in onto
-    assert (O.hyponymOf, RDFS.subPropertyOf, SKOS.broader) in onto
-    assert onto.value(O.confidence, RDFS.range) == XSD.decimal
-    assert onto.value(O.support, RDFS.range) == XSD.integer
-    assert onto.value(O.sourceLocation, RDFS.domain) == O.Paper
-    assert onto.value(O.evidence, RDFS.domain) == O.Statement
+        assert onto.value(ONTO[name], RDFS.domain) == ONTO.Entity
+        assert onto.value(ONTO[name], RDFS.range) == ONTO.Entity
+    assert (ONTO.comparedWith, RDF.type, OWL.SymmetricProperty) in onto
+    assert (ONTO.conjunction, RDF.type, OWL.SymmetricProperty) in onto
+    assert (ONTO.outperforms, RDFS.subPropertyOf, ONTO.comparedWith) in onto
+    assert (ONTO.hyponymOf, RDFS.subPropertyOf, SKOS.broader) in onto
+    assert onto.value(ONTO.confidence, RDFS.range) == XSD.decimal
+    assert onto.value(ONTO.support, RDFS.range) == XSD.integer
+    assert onto.value(ONTO.sourceLocation, RDFS.domain) == ONTO.Paper
+    assert onto.value(ONTO.evidence, RDFS.domain) == ONTO.Statement
 
 
 @pytest.mark.parametrize(
@@ -131,7 +132,7 @@ def test_property_axioms(onto: Graph) -> None:
     ],
 )
 def test_relation_comment_names_its_scierc_label(onto: Graph, name: str, label: str) -> None:
-    assert label in str(onto.value(O[name], RDFS.comment))
+    assert label in str(onto.value(ONTO[name], RDFS.comment))
 
 
 # --------------------------------------------------------------------------- shapes
@@ -140,12 +141,12 @@ def test_relation_comment_names_its_scierc_label(onto: Graph, name: str, label: 
 def test_shapes_parse(shapes: Graph) -> None:
     SH = Namespace("http://www.w3.org/ns/shacl#")
     targets = set(shapes.objects(None, SH.targetClass))
-    assert {O.Paper, O.Statement, *(O[t] for t in ENTITY_TYPES)} <= targets
+    assert {ONTO.Paper, ONTO.Statement, *(ONTO[t] for t in ENTITY_TYPES)} <= targets
 
 
 def test_shapes_use_only_declared_terms(onto: Graph, shapes: Graph) -> None:
-    used = {t for triple in shapes for t in triple if isinstance(t, URIRef) and str(t).startswith(str(O))}
-    assert used <= {O[n] for n in ALL_TERMS}
+    used = {t for triple in shapes for t in triple if isinstance(t, URIRef) and str(t).startswith(str(ONTO))}
+    assert used <= {ONTO[n] for n in ALL_TERMS}
 
 
 def valid_graph() -> Graph:

@@ -1,4 +1,5 @@
 """The store layer: backends by name, values bound rather than written into queries, and every query."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,16 +24,26 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     clip, odd, cifar = entity_iri("clip"), entity_iri("odd"), entity_iri("cifar-10")
     paper, statement = paper_iri("p1"), statement_iri("s1")
     triples = [
-        (clip, RDF.type, KG.Method), (clip, RDFS.label, Literal("CLIP")),
+        (clip, RDF.type, KG.Method),
+        (clip, RDFS.label, Literal("CLIP")),
         (clip, SKOS.altLabel, Literal("Contrastive Language-Image Pre-training")),
-        (odd, RDF.type, KG.Method), (odd, RDFS.label, Literal(ODD)),
-        (cifar, RDF.type, KG.Dataset), (cifar, RDFS.label, Literal("CIFAR-10")),
-        (paper, RDF.type, KG.Paper), (paper, DCTERMS.identifier, Literal("p1")),
+        (odd, RDF.type, KG.Method),
+        (odd, RDFS.label, Literal(ODD)),
+        (cifar, RDF.type, KG.Dataset),
+        (cifar, RDFS.label, Literal("CIFAR-10")),
+        (paper, RDF.type, KG.Paper),
+        (paper, DCTERMS.identifier, Literal("p1")),
         (paper, DCTERMS.abstract, Literal("We evaluate CLIP on CIFAR-10.")),
-        (paper, KG.mentions, clip), (paper, KG.mentions, cifar), (paper, KG.proposes, clip),
-        (clip, KG.evaluatedOn, cifar), (statement, RDF.type, KG.Statement),
-        (statement, RDF.subject, clip), (statement, RDF.predicate, KG.evaluatedOn), (statement, RDF.object, cifar),
-        (statement, PROV.wasDerivedFrom, paper), (statement, KG.evidence, Literal("We evaluate CLIP on CIFAR-10.")),
+        (paper, KG.mentions, clip),
+        (paper, KG.mentions, cifar),
+        (paper, KG.proposes, clip),
+        (clip, KG.evaluatedOn, cifar),
+        (statement, RDF.type, KG.Statement),
+        (statement, RDF.subject, clip),
+        (statement, RDF.predicate, KG.evaluatedOn),
+        (statement, RDF.object, cifar),
+        (statement, PROV.wasDerivedFrom, paper),
+        (statement, KG.evidence, Literal("We evaluate CLIP on CIFAR-10.")),
     ]
     with open_store(path, create=True) as store:
         store.write(triples)
@@ -66,8 +77,11 @@ def test_a_directory_that_is_not_a_store(tmp_path: Path) -> None:
 
 
 def test_every_query_runs(store) -> None:
-    texts = [value for name, value in vars(queries).items()
-             if name.isupper() and isinstance(value, str) and name != "ALIAS_SEPARATOR"]
+    texts = [
+        value
+        for name, value in vars(queries).items()
+        if name.isupper() and isinstance(value, str) and name != "ALIAS_SEPARATOR"
+    ]
     assert len(texts) >= 15
     for text in texts:
         store.query(text)
@@ -92,17 +106,21 @@ def test_an_entity_bound_by_iri(store) -> None:
 def test_select_strings_binds_iris(store) -> None:
     paper = str(paper_iri("p1"))
     assert select_strings(store, queries.PAPER_ABSTRACT, bindings={"paper": paper}) == [
-        (paper, "We evaluate CLIP on CIFAR-10.")]
+        (paper, "We evaluate CLIP on CIFAR-10.")
+    ]
     assert select_strings(store, queries.PAPER_ABSTRACT, bindings={"paper": paper + "-none"}) == []
 
 
-@pytest.mark.parametrize(("query", "bindings"), [
-    (queries.FIND_ENTITIES, {"needle": Literal('"quoted" \\')}),
-    (queries.FIND_ENTITIES, {"needle": Literal("c")}),
-    (queries.ENTITIES, {"entity": URIRef(entity_iri("clip"))}),
-    (queries.ENTITY_PAPERS, {"entity": URIRef(entity_iri("cifar-10"))}),
-    (queries.ENTITY_LINKS, {"entity": URIRef(entity_iri("cifar-10"))}),
-])
+@pytest.mark.parametrize(
+    ("query", "bindings"),
+    [
+        (queries.FIND_ENTITIES, {"needle": Literal('"quoted" \\')}),
+        (queries.FIND_ENTITIES, {"needle": Literal("c")}),
+        (queries.ENTITIES, {"entity": URIRef(entity_iri("clip"))}),
+        (queries.ENTITY_PAPERS, {"entity": URIRef(entity_iri("cifar-10"))}),
+        (queries.ENTITY_LINKS, {"entity": URIRef(entity_iri("cifar-10"))}),
+    ],
+)
 def test_an_endpoint_binds_as_the_embedded_store_does(store, query, bindings) -> None:
     # What an endpoint is sent, run here: the same answer as Oxigraph's substitution.
     sent = with_values(query, bindings)

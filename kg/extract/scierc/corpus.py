@@ -17,6 +17,7 @@ Examples
 >>> doc.gold_entities()
 {(7, 11, 'Method')}
 """
+
 from __future__ import annotations
 
 import json
@@ -35,11 +36,19 @@ __all__ = ["SPLITS", "EntitySpan", "RelationTuple", "SciercDoc", "data_dir", "re
 SPLITS = ("train", "dev", "test")
 
 # SciERC writes brackets and quotes as the Penn Treebank does; the text reads them as written.
-PTB_ESCAPES: Mapping[str, str] = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{",
-                                  "-RCB-": "}", "``": '"', "''": '"'}
+PTB_ESCAPES: Mapping[str, str] = {
+    "-LRB-": "(",
+    "-RRB-": ")",
+    "-LSB-": "[",
+    "-RSB-": "]",
+    "-LCB-": "{",
+    "-RCB-": "}",
+    "``": '"',
+    "''": '"',
+}
 
-EntitySpan = tuple[int, int, str]                   # (start, end, type), end exclusive
-RelationTuple = tuple[int, int, int, int, str]      # (s_start, s_end, o_start, o_end, label)
+EntitySpan = tuple[int, int, str]  # (start, end, type), end exclusive
+RelationTuple = tuple[int, int, int, int, str]  # (s_start, s_end, o_start, o_end, label)
 
 
 def data_dir() -> Path:
@@ -64,7 +73,7 @@ class SciercDoc:
     tokens: tuple[str, ...]
     token_starts: tuple[int, ...]
     token_ends: tuple[int, ...]
-    sentence_starts: tuple[int, ...] = ()          # first token index of each sentence
+    sentence_starts: tuple[int, ...] = ()  # first token index of each sentence
     entities: tuple[tuple[int, int, str], ...] = ()
     relations: tuple[RelationTuple, ...] = field(default=())
 
@@ -92,11 +101,21 @@ class SciercDoc:
             return starts[first], ends[last]
 
         entities = tuple((*chars(s, e), label) for sentence in obj.get("ner", []) for s, e, label in sentence)
-        relations = tuple((*chars(s1, e1), *chars(s2, e2), label)
-                          for sentence in obj.get("relations", []) for s1, e1, s2, e2, label in sentence)
-        return cls(doc_key=str(obj.get("doc_key", "")), text=text, tokens=tuple(tokens),
-                   token_starts=tuple(starts), token_ends=tuple(ends),
-                   sentence_starts=tuple(sentence_starts), entities=entities, relations=relations)
+        relations = tuple(
+            (*chars(s1, e1), *chars(s2, e2), label)
+            for sentence in obj.get("relations", [])
+            for s1, e1, s2, e2, label in sentence
+        )
+        return cls(
+            doc_key=str(obj.get("doc_key", "")),
+            text=text,
+            tokens=tuple(tokens),
+            token_starts=tuple(starts),
+            token_ends=tuple(ends),
+            sentence_starts=tuple(sentence_starts),
+            entities=entities,
+            relations=relations,
+        )
 
     def gold_entities(self) -> set[EntitySpan]:
         """The scored gold mentions: ``(start, end, our type)`` for Method, Task, Metric, Material."""

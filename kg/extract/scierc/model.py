@@ -28,6 +28,7 @@ The weights ship as ``kg/models/scierc_joint.npz`` with the encoder's vocabulary
 ``kg/models/minilm_vocab.txt``; ``kg train scierc`` (:mod:`kg.extract.scierc.training`)
 retrains them.
 """
+
 from __future__ import annotations
 
 import json
@@ -113,12 +114,23 @@ class SciercModel:
     ``max_width``, ``context``, ``layers``, ``heads`` and ``layer_norm_eps``.
     """
 
-    def __init__(self, arrays: dict[str, np.ndarray], config: dict, vocab: WordPiece, *,
-                 span_threshold: float = SPAN_THRESHOLD, relation_threshold: float = RELATION_THRESHOLD) -> None:
+    def __init__(
+        self,
+        arrays: dict[str, np.ndarray],
+        config: dict,
+        vocab: WordPiece,
+        *,
+        span_threshold: float = SPAN_THRESHOLD,
+        relation_threshold: float = RELATION_THRESHOLD,
+    ) -> None:
         self.config = config
         self.max_width = int(config["max_width"])
-        self.encoder = BertEncoder({k[len("encoder/"):]: v for k, v in arrays.items() if k.startswith("encoder/")},
-                                   layers=config["layers"], heads=config["heads"], eps=config["layer_norm_eps"])
+        self.encoder = BertEncoder(
+            {k[len("encoder/") :]: v for k, v in arrays.items() if k.startswith("encoder/")},
+            layers=config["layers"],
+            heads=config["heads"],
+            eps=config["layer_norm_eps"],
+        )
         self.heads = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items() if not k.startswith("encoder/")}
         self.vocab = vocab
         self.context = int(config.get("context", 0))  # pieces of the neighbouring sentences read
@@ -138,9 +150,14 @@ class SciercModel:
 
     # --- computing -------------------------------------------------------------------------
 
-    def predict(self, sentences: Sequence[Sequence[str]], contexts: Sequence[tuple[Sequence[str], Sequence[str]]] = (),
-                *, mentions: Sequence[Sequence[tuple[int, int, str]]] | None = None,
-                batch_size: int = 32) -> list[SentencePrediction]:
+    def predict(
+        self,
+        sentences: Sequence[Sequence[str]],
+        contexts: Sequence[tuple[Sequence[str], Sequence[str]]] = (),
+        *,
+        mentions: Sequence[Sequence[tuple[int, int, str]]] | None = None,
+        batch_size: int = 32,
+    ) -> list[SentencePrediction]:
         """Spans and relations of each sentence (a sequence of words), each read with the words
         before and after it in ``contexts`` (when given). With ``mentions`` (``(start, end,
         SciERC type)`` per sentence), those are the spans (but any longer than ``max_width``), and
@@ -150,17 +167,26 @@ class SciercModel:
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         results: dict[int, SentencePrediction] = {}
         for begin in range(0, len(order), batch_size):
-            rows = order[begin:begin + batch_size]
-            encoded = [word_pieces(self.vocab, sentences[i], left=contexts[i][0] if contexts else (),
-                                   right=contexts[i][1] if contexts else (), context=context) for i in rows]
+            rows = order[begin : begin + batch_size]
+            encoded = [
+                word_pieces(
+                    self.vocab,
+                    sentences[i],
+                    left=contexts[i][0] if contexts else (),
+                    right=contexts[i][1] if contexts else (),
+                    context=context,
+                )
+                for i in rows
+            ]
             hidden = self.encoder([ids for ids, _, _ in encoded])
             for row, i in enumerate(rows):
                 _, firsts, lasts = encoded[row]
                 results[i] = self._sentence(hidden[row], firsts, lasts, None if mentions is None else mentions[i])
         return [results[i] for i in range(len(sentences))]
 
-    def _sentence(self, hidden: np.ndarray, firsts: list[int], lasts: list[int],
-                  given: Sequence[tuple[int, int, str]] | None) -> SentencePrediction:
+    def _sentence(
+        self, hidden: np.ndarray, firsts: list[int], lasts: list[int], given: Sequence[tuple[int, int, str]] | None
+    ) -> SentencePrediction:
         n = len(firsts)
         if n == 0:
             return SentencePrediction((), ())
@@ -169,21 +195,38 @@ class SciercModel:
         ends = np.array([lasts[b - 1] for _, b in candidates])
         widths = np.array([b - a - 1 for a, b in candidates])
         h = self.heads
-        span_repr = _relu(np.concatenate([hidden[starts], hidden[ends], h["width_embedding"][widths]], -1)
-                          @ h["span.weight"].T + h["span.bias"])
-        probabilities = _softmax(_relu(span_repr @ h["ner.0.weight"].T + h["ner.0.bias"])
-                                 @ h["ner.1.weight"].T + h["ner.1.bias"])
+        span_repr = _relu(
+            np.concatenate([hidden[starts], hidden[ends], h["width_embedding"][widths]], -1) @ h["span.weight"].T
+            + h["span.bias"]
+        )
+        probabilities = _softmax(
+            _relu(span_repr @ h["ner.0.weight"].T + h["ner.0.bias"]) @ h["ner.1.weight"].T + h["ner.1.bias"]
+        )
         if given is None:
             chosen = decode_spans(probabilities, candidates, threshold=self.span_threshold)
         else:
             row_of = {span: k for k, span in enumerate(candidates)}
             chosen = [(row_of[(a, b)], (a, b), ENTITY_TYPES.index(t) + 1) for a, b, t in given if (a, b) in row_of]
-        spans = tuple(SpanPrediction(a, b, ENTITY_TYPES[label - 1], _our_type(probabilities[k], label),
-                                     round(float(probabilities[k, label]), 4)) for k, (a, b), label in chosen)
+        spans = tuple(
+            SpanPrediction(
+                a,
+                b,
+                ENTITY_TYPES[label - 1],
+                _our_type(probabilities[k], label),
+                round(float(probabilities[k, label]), 4),
+            )
+            for k, (a, b), label in chosen
+        )
         return SentencePrediction(spans, self._relations(hidden, firsts, lasts, span_repr, chosen))
 
-    def _relations(self, hidden: np.ndarray, firsts: list[int], lasts: list[int], span_repr: np.ndarray,
-                   chosen: list[tuple[int, tuple[int, int], int]]) -> tuple[RelationPrediction, ...]:
+    def _relations(
+        self,
+        hidden: np.ndarray,
+        firsts: list[int],
+        lasts: list[int],
+        span_repr: np.ndarray,
+        chosen: list[tuple[int, tuple[int, int], int]],
+    ) -> tuple[RelationPrediction, ...]:
         if len(chosen) < 2:
             return ()
         h = self.heads
@@ -194,13 +237,25 @@ class SciercModel:
         between = np.stack([_mean_between(hidden, firsts, lasts, chosen[x][1], chosen[y][1]) for x, y in pairs])
         distance = np.array([distance_bucket(chosen[y][1][0] - chosen[x][1][0]) for x, y in pairs])
         types = np.array([chosen[x][2] for x, _ in pairs]), np.array([chosen[y][2] for _, y in pairs])
-        pair_repr = np.concatenate([first, second, first * second, between, h["distance_embedding"][distance],
-                                    h["type_embedding"][types[0]], h["type_embedding"][types[1]]], -1)
-        relation_probabilities = _softmax(_relu(pair_repr @ h["rel.0.weight"].T + h["rel.0.bias"])
-                                          @ h["rel.1.weight"].T + h["rel.1.bias"])
+        pair_repr = np.concatenate(
+            [
+                first,
+                second,
+                first * second,
+                between,
+                h["distance_embedding"][distance],
+                h["type_embedding"][types[0]],
+                h["type_embedding"][types[1]],
+            ],
+            -1,
+        )
+        relation_probabilities = _softmax(
+            _relu(pair_repr @ h["rel.0.weight"].T + h["rel.0.bias"]) @ h["rel.1.weight"].T + h["rel.1.bias"]
+        )
         relations = decode_relations(relation_probabilities, pairs, threshold=self.relation_threshold)
-        return tuple(RelationPrediction(x, y, RELATION_LABELS[label - 1], round(score, 4))
-                     for x, y, label, score in relations)
+        return tuple(
+            RelationPrediction(x, y, RELATION_LABELS[label - 1], round(score, 4)) for x, y, label, score in relations
+        )
 
 
 def pack_weights(arrays: dict[str, np.ndarray], config: dict) -> dict[str, np.ndarray]:
@@ -234,15 +289,16 @@ def unpack_weights(packed: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray]
     arrays = {}
     for name, array in packed.items():
         if name.endswith(".int8"):
-            base = name[:-len(".int8")]
+            base = name[: -len(".int8")]
             arrays[base] = array.astype(np.float32) * packed[f"{base}.scale"]
         elif not name.endswith(".scale") and name != "config":
             arrays[name] = array
     return arrays, json.loads(bytes(packed["config"]).decode("utf-8"))
 
 
-def word_pieces(vocab: WordPiece, words: Sequence[str], *, left: Sequence[str] = (), right: Sequence[str] = (),
-                context: int = 0) -> tuple[list[int], list[int], list[int]]:
+def word_pieces(
+    vocab: WordPiece, words: Sequence[str], *, left: Sequence[str] = (), right: Sequence[str] = (), context: int = 0
+) -> tuple[list[int], list[int], list[int]]:
     """``[CLS] context pieces context [SEP]`` ids, and the positions of each word's first and last
     piece. Up to ``context`` pieces of the words ``left`` and ``right`` of the sentence frame it;
     words past what the encoder's 512 positions hold are left out.
@@ -292,8 +348,10 @@ def neighbour_words(sentences: Sequence[Sequence[str]]) -> list[tuple[list[str],
     >>> neighbour_words([["a", "b"], ["c"], ["d"]])
     [([], ['c', 'd']), (['a', 'b'], ['d']), (['a', 'b', 'c'], [])]
     """
-    return [([w for s in sentences[:i] for w in s], [w for s in sentences[i + 1:] for w in s])
-            for i in range(len(sentences))]
+    return [
+        ([w for s in sentences[:i] for w in s], [w for s in sentences[i + 1 :] for w in s])
+        for i in range(len(sentences))
+    ]
 
 
 def _our_type(probabilities: np.ndarray, label: int) -> str:
@@ -303,15 +361,17 @@ def _our_type(probabilities: np.ndarray, label: int) -> str:
     return OUR_TYPE[ENTITY_TYPES[best - 1]]
 
 
-def _mean_between(hidden: np.ndarray, firsts: list[int], lasts: list[int],
-                  first: tuple[int, int], second: tuple[int, int]) -> np.ndarray:
+def _mean_between(
+    hidden: np.ndarray, firsts: list[int], lasts: list[int], first: tuple[int, int], second: tuple[int, int]
+) -> np.ndarray:
     low = min(lasts[first[1] - 1], lasts[second[1] - 1]) + 1
     high = max(firsts[first[0]], firsts[second[0]])
     return hidden[low:high].mean(0) if high > low else np.zeros(hidden.shape[-1], dtype=hidden.dtype)
 
 
-def decode_spans(probabilities: np.ndarray, candidates: Sequence[tuple[int, int]], *,
-                 threshold: float = 0.5) -> list[tuple[int, tuple[int, int], int]]:
+def decode_spans(
+    probabilities: np.ndarray, candidates: Sequence[tuple[int, int]], *, threshold: float = 0.5
+) -> list[tuple[int, tuple[int, int], int]]:
     """The candidates whose "no mention" probability (column 0) is below ``threshold``, most
     confident first, skipping any that overlaps one already kept; as ``(row, span, label)`` in
     text order.
@@ -321,8 +381,10 @@ def decode_spans(probabilities: np.ndarray, candidates: Sequence[tuple[int, int]
     [(0, (0, 2), 1)]
     """
     labels = probabilities[:, 1:].argmax(-1) + 1
-    ranked = sorted((k for k in range(len(candidates)) if probabilities[k, 0] < threshold),
-                    key=lambda k: (-probabilities[k, labels[k]], candidates[k]))
+    ranked = sorted(
+        (k for k in range(len(candidates)) if probabilities[k, 0] < threshold),
+        key=lambda k: (-probabilities[k, labels[k]], candidates[k]),
+    )
     taken: set[int] = set()
     kept = []
     for k in ranked:
@@ -333,8 +395,9 @@ def decode_spans(probabilities: np.ndarray, candidates: Sequence[tuple[int, int]
     return sorted(kept, key=lambda item: item[1])
 
 
-def decode_relations(probabilities: np.ndarray, pairs: Sequence[tuple[int, int]], *,
-                     threshold: float = 0.5) -> list[tuple[int, int, int, float]]:
+def decode_relations(
+    probabilities: np.ndarray, pairs: Sequence[tuple[int, int]], *, threshold: float = 0.5
+) -> list[tuple[int, int, int, float]]:
     """Pairs whose "no relation" probability is below ``threshold``, as ``(first, second, label,
     score)``; of the two directions of one pair, only the more confident.
 
@@ -347,17 +410,25 @@ def decode_relations(probabilities: np.ndarray, pairs: Sequence[tuple[int, int]]
         if probabilities[k, 0] < threshold:
             label = int(probabilities[k, 1:].argmax()) + 1
             found[pair] = (float(probabilities[k, label]), label)
-    return [(x, y, label, score) for (x, y), (score, label) in sorted(found.items())
-            if (y, x) not in found or found[(y, x)][0] < score or (found[(y, x)][0] == score and x < y)]
+    return [
+        (x, y, label, score)
+        for (x, y), (score, label) in sorted(found.items())
+        if (y, x) not in found or found[(y, x)][0] < score or (found[(y, x)][0] == score and x < y)
+    ]
 
 
 # --- the pipeline component -------------------------------------------------------------------
 
-@Language.factory("kg_scierc", requires=["token.is_sent_start"], assigns=["doc.spans", "doc.user_data"],
-                  default_config={"span_threshold": SPAN_THRESHOLD, "relation_threshold": RELATION_THRESHOLD,
-                                  "model_path": None})
-def make_scierc_extractor(nlp: Language, name: str, span_threshold: float, relation_threshold: float,
-                          model_path: str | None) -> SciercExtractor:
+
+@Language.factory(
+    "kg_scierc",
+    requires=["token.is_sent_start"],
+    assigns=["doc.spans", "doc.user_data"],
+    default_config={"span_threshold": SPAN_THRESHOLD, "relation_threshold": RELATION_THRESHOLD, "model_path": None},
+)
+def make_scierc_extractor(
+    nlp: Language, name: str, span_threshold: float, relation_threshold: float, model_path: str | None
+) -> SciercExtractor:
     model = SciercModel.load(model_path, span_threshold=span_threshold, relation_threshold=relation_threshold)
     return SciercExtractor(model, name=name)
 
@@ -418,8 +489,9 @@ class SciercExtractor:
                 first, second = spans[relation.first], spans[relation.second]
                 predicate, reversed_ = PREDICATE_OF_LABEL[relation.label]
                 subject, obj = (second, first) if reversed_ else (first, second)
-                relations.append((subject.start, subject.end, predicate, obj.start, obj.end, relation.label,
-                                  relation.score))
+                relations.append(
+                    (subject.start, subject.end, predicate, obj.start, obj.end, relation.label, relation.score)
+                )
         doc.spans[SPANS_KEY] = mentions
         doc.spans["kg_entities"] = entities
         doc.spans["kg_proposed"] = []

