@@ -190,6 +190,10 @@ class Projection(NetworkXViews):
     def label(self, iri: str) -> str:
         return self.labels[self.entity_id(iri)]
 
+    def entity_type(self, iri: str) -> str:
+        """The type name of the entity ``iri`` (``"Method"``, ...)."""
+        return self.types[self.entity_id(iri)]
+
     def paper_count(self, iri: str) -> int:
         """The number of papers that mention the entity ``iri``."""
         return len(self.papers_of[self.entity_id(iri)])
