@@ -4,9 +4,10 @@ A :class:`Projection` holds, in plain lists of integers and strings, what explor
 connections needs and nothing else: every entity (IRI, label, type, aliases), every paper
 (IRI and title), which papers mention which entities, and the entity-to-entity relations
 (``kg:usedFor``, ...) with their support (distinct papers) and best evidence sentence.
-:meth:`Projection.to_networkx` gives it as a NetworkX ``MultiDiGraph`` (export, the
-Python API) and :meth:`Projection.concept_graph` as a weighted concept-to-concept
-``Graph`` (centrality, communities).
+:mod:`kg.explore.assembly` builds the lists from records. :meth:`Projection.to_networkx` gives
+it as a NetworkX ``MultiDiGraph`` (export, the Python API) and :meth:`Projection.concept_graph`
+as a weighted concept-to-concept ``Graph`` (centrality, communities): see
+:mod:`kg.explore.networkx_views`.
 
 :func:`load_projection` builds it once per state of the store and caches it in
 ``DIR/cache/projection.marshal`` (see :mod:`kg.store.cache`): any write to the store changes
@@ -36,9 +37,8 @@ from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 from kg.errors import EntityNotFoundError
-from kg.namespace import local_name
-from kg.store.queries import ENTITIES, PAPER_ENTITY_LINKS, PAPERS, RELATIONS, STATEMENTS, one_per_entity
-from kg.store.select import select_strings
+from kg.explore.assembly import CO_MENTION, assemble, records_from_store
+from kg.explore.networkx_views import NetworkXViews
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -46,10 +46,10 @@ if TYPE_CHECKING:
     from kg.explore.lookup import LabelIndex
     from kg.store import Store
 
+__all__ = ["CACHE_NAME", "CO_MENTION", "Projection", "Relation", "load_projection", "ochiai", "project"]
+
 CACHE_NAME = "projection"
 """The projection's entry in the store's cache (:mod:`kg.store.cache`)."""
-CO_MENTION = "mentions"
-"""The link name of two concepts mentioned by the same paper."""
 
 
 class Relation(NamedTuple):
@@ -71,7 +71,7 @@ class Relation(NamedTuple):
         return len(self.papers)
 
 
-class Projection:
+class Projection(NetworkXViews):
     """Entities and papers of a store, numbered, with mention lists and relations.
 
     Entities are numbered ``0 .. len(entities) - 1`` in IRI order, papers likewise. Build one
@@ -146,85 +146,12 @@ class Projection:
             (or per plain triple, with no papers and ``None`` evidence); statements of the
             same triple are merged.
         """
-        entity_rows: dict[str, tuple[str, str, tuple[str, ...]]] = {}
-        for row in entities:
-            iri, label, entity_type = row[0], row[1], row[2]
-            aliases = tuple(row[3]) if len(row) > 3 else ()
-            if iri in entity_rows:
-                aliases = entity_rows[iri][2] + aliases
-                label, entity_type = entity_rows[iri][0], entity_rows[iri][1]
-            entity_rows[iri] = (label, entity_type, aliases)
-        paper_titles = {iri: title for iri, title in papers}
-        links = [(row[0], row[1], row[2] if len(row) > 2 else CO_MENTION) for row in mentions]
-        links = [link for link in links if link[1] in entity_rows]
-        for paper, _, _ in links:
-            paper_titles.setdefault(paper, _last_segment(paper))
-        statements = list(relations)
-        for _, _, _, cited, _, _ in statements:
-            for paper in cited:
-                paper_titles.setdefault(paper, _last_segment(paper))
-
-        entity_iris = sorted(entity_rows)
-        ids = {iri: i for i, iri in enumerate(entity_iris)}
-        paper_iris = sorted(paper_titles)
-        paper_ids = {iri: i for i, iri in enumerate(paper_iris)}
-        aliases_of = {}
-        for i, iri in enumerate(entity_iris):
-            label = entity_rows[iri][0]
-            names = sorted({a for a in entity_rows[iri][2] if a and a != label})
-            if names:
-                aliases_of[i] = names
-
-        mentioned: set[tuple[int, int]] = set()
-        roles: set[tuple[int, int, str]] = set()
-        for paper, entity, predicate in links:
-            pair = (paper_ids[paper], ids[entity])
-            mentioned.add(pair)
-            if predicate != CO_MENTION:
-                roles.add((*pair, predicate))
-        papers_of: list[list[int]] = [[] for _ in entity_iris]
-        entities_of: list[list[int]] = [[] for _ in paper_iris]
-        for paper, entity in sorted(mentioned):
-            papers_of[entity].append(paper)
-            entities_of[paper].append(entity)
-
-        rows = _merge_statements(statements, ids, paper_ids)
-        relations_of: dict[int, list[int]] = {}
-        for index, row in enumerate(rows):
-            relations_of.setdefault(row[0], []).append(index)
-            if row[2] != row[0]:
-                relations_of.setdefault(row[2], []).append(index)
-        return cls(
-            {
-                "entities": entity_iris,
-                "labels": [entity_rows[iri][0] for iri in entity_iris],
-                "types": [entity_rows[iri][1] for iri in entity_iris],
-                "aliases": aliases_of,
-                "papers": paper_iris,
-                "paper_labels": [paper_titles[iri] or _last_segment(iri) for iri in paper_iris],
-                "papers_of": papers_of,
-                "entities_of": entities_of,
-                "roles": sorted(roles),
-                "relations": rows,
-                "relations_of": relations_of,
-            }
-        )
+        return cls(assemble(entities=entities, papers=papers, mentions=mentions, relations=relations))
 
     @classmethod
     def from_store(cls, store: Store) -> Projection:
         """Read a store with five SPARQL queries (no cache: see :func:`load_projection`)."""
-        entities = one_per_entity(select_strings(store, ENTITIES))
-        papers = select_strings(store, PAPERS)
-        mentions = [(p, e, local_name(link)) for p, link, e in select_strings(store, PAPER_ENTITY_LINKS)]
-        relations = [(s, local_name(p), o, (), None, None) for s, p, o in select_strings(store, RELATIONS)]
-        for s, p, o, paper, evidence, confidence in select_strings(store, STATEMENTS):
-            relations.append((s, local_name(p), o, (paper,) if paper else (), evidence, _float(confidence)))
-        return cls.from_records(
-            entities=entities,
-            papers=[(p, title or ident) for p, title, ident in papers],
-            mentions=mentions,
-            relations=relations,
-        )
+        return cls.from_records(**records_from_store(store))
 
     # ------------------------------------------------------------------ storing
 
@@ -262,6 +189,10 @@ class Projection:
 
     def label(self, iri: str) -> str:
         return self.labels[self.entity_id(iri)]
+
+    def entity_type(self, iri: str) -> str:
+        """The type name of the entity ``iri`` (``"Method"``, ...)."""
+        return self.types[self.entity_id(iri)]
 
     def paper_count(self, iri: str) -> int:
         """The number of papers that mention the entity ``iri``."""
@@ -334,101 +265,6 @@ class Projection:
             if {relation.subject, relation.object} == {first, second}:
                 found.append(relation)
         return found
-
-    # ------------------------------------------------------------------ NetworkX views
-
-    def to_networkx(self) -> nx.MultiDiGraph:
-        """Entities and papers as nodes (IRIs), paper links and relations as edges.
-
-        Node attributes: ``kind`` (``entity`` or ``paper``), ``type`` (``Paper`` for papers),
-        ``label``, and for entities ``aliases`` (joined by ``"; "``) and ``papers``.
-        Edges are keyed by predicate and carry ``predicate`` and ``support``; relations also
-        ``evidence``, ``paper`` (the IRI of the evidence's paper) and ``confidence``. Every
-        attribute is a string or a number, so the graph writes to GraphML and GEXF as is.
-
-        Examples
-        --------
-        >>> view = Projection.from_records(entities=[("e:a", "A", "Method")], mentions=[("p:1", "e:a")])
-        >>> graph = view.to_networkx()
-        >>> sorted(graph.nodes(data="kind")), list(graph.edges(keys=True))
-        ([('e:a', 'entity'), ('p:1', 'paper')], [('p:1', 'e:a', 'mentions')])
-        """
-        import networkx as nx
-
-        graph = nx.MultiDiGraph()
-        for entity, iri in enumerate(self.entities):
-            graph.add_node(
-                iri,
-                kind="entity",
-                type=self.types[entity],
-                label=self.labels[entity],
-                aliases="; ".join(self.aliases.get(entity, ())),
-                papers=len(self.papers_of[entity]),
-            )
-        for paper, iri in enumerate(self.papers):
-            graph.add_node(iri, kind="paper", type="Paper", label=self.paper_labels[paper])
-        for paper, members in enumerate(self.entities_of):
-            for entity in members:
-                graph.add_edge(
-                    self.papers[paper], self.entities[entity], key=CO_MENTION, predicate=CO_MENTION, support=1
-                )
-        for paper, entity, predicate in self.roles:
-            graph.add_edge(self.papers[paper], self.entities[entity], key=predicate, predicate=predicate, support=1)
-        for relation in self.relations:
-            attributes = {
-                "predicate": relation.predicate,
-                "support": relation.support,
-                "evidence": relation.evidence or "",
-                "paper": "" if relation.evidence_paper is None else self.papers[relation.evidence_paper],
-            }
-            if relation.confidence is not None:
-                attributes["confidence"] = relation.confidence
-            graph.add_edge(
-                self.entities[relation.subject], self.entities[relation.object], key=relation.predicate, **attributes
-            )
-        return graph
-
-    def concept_graph(self) -> nx.Graph:
-        """Entities only, joined where some paper links them, weighted by the number of such papers.
-
-        Two entities are joined when a paper mentions both or a relation joins them;
-        ``weight`` is the number of distinct papers doing either, ``predicates`` the
-        relations (joined by ``"; "``). Nodes carry ``label``, ``type`` and ``papers``.
-
-        Examples
-        --------
-        >>> view = Projection.from_records(
-        ...     entities=[("e:a", "A", "Method"), ("e:b", "B", "Task")],
-        ...     mentions=[("p:1", "e:a"), ("p:1", "e:b"), ("p:2", "e:a"), ("p:2", "e:b")])
-        >>> view.concept_graph().edges(data="weight")
-        EdgeDataView([('e:a', 'e:b', 2)])
-        """
-        import networkx as nx
-
-        pairs: Counter[tuple[int, int]] = Counter()
-        for members in self.entities_of:
-            for i, first in enumerate(members):
-                for second in members[i + 1 :]:
-                    pairs[(first, second)] += 1
-        predicates: dict[tuple[int, int], set[str]] = {}
-        for relation in self.relations:
-            if relation.subject == relation.object:
-                continue
-            pair = (min(relation.subject, relation.object), max(relation.subject, relation.object))
-            predicates.setdefault(pair, set()).add(relation.predicate)
-            extra = set(relation.papers) - set(self.shared_papers(*pair))
-            pairs[pair] += len(extra) if pair in pairs else max(1, len(extra))
-        graph = nx.Graph()
-        for entity, iri in enumerate(self.entities):
-            graph.add_node(iri, label=self.labels[entity], type=self.types[entity], papers=len(self.papers_of[entity]))
-        for (first, second), weight in pairs.items():
-            graph.add_edge(
-                self.entities[first],
-                self.entities[second],
-                weight=weight,
-                predicates="; ".join(sorted(predicates.get((first, second), ()))),
-            )
-        return graph
 
     def _entity_ids(self) -> dict[str, int]:
         if self._ids is None:
@@ -507,37 +343,6 @@ class _Relations(Sequence[Relation]):
         if isinstance(index, slice):
             return [Relation._make(row) for row in self._rows[index]]
         return Relation._make(self._rows[index])
-
-
-def _merge_statements(statements: list[Sequence], ids: dict[str, int], paper_ids: dict[str, int]) -> list[tuple]:
-    """One row per distinct (subject, predicate, object): papers merged, best evidence kept."""
-    merged: dict[tuple[int, str, int], dict] = {}
-    for subject, predicate, obj, cited, evidence, confidence in statements:
-        if subject not in ids or obj not in ids:
-            continue
-        entry = merged.setdefault((ids[subject], predicate, ids[obj]), {"papers": set(), "best": None})
-        papers = [paper_ids[p] for p in cited]
-        entry["papers"].update(papers)
-        if evidence:
-            rank = (-(confidence if confidence is not None else 0.0), papers[0] if papers else -1, evidence)
-            if entry["best"] is None or rank < entry["best"][0]:
-                entry["best"] = (rank, evidence, papers[0] if papers else None, confidence)
-    rows = []
-    for (subject, predicate, obj), entry in sorted(merged.items()):
-        _, evidence, paper, confidence = entry["best"] or (None, None, None, None)
-        rows.append((subject, predicate, obj, tuple(sorted(entry["papers"])), evidence, paper, confidence))
-    return rows
-
-
-def _last_segment(iri: str) -> str:
-    return iri.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-
-
-def _float(value: str | None) -> float | None:
-    try:
-        return None if value is None else float(value)
-    except ValueError:
-        return None
 
 
 def ochiai(shared: int, first: int, second: int) -> float:

@@ -1,7 +1,9 @@
 r"""Query results: the one type every query or command returns, and the one formatter.
 
-- :mod:`kg.query.result`: :class:`Result` (SELECT, ASK, graph or message) and its constructors,
-  from Oxigraph, rdflib, plain rows or triples; its rows as records, a DataFrame or a Graph.
+- :mod:`kg.query.result`: :class:`Result` (SELECT, ASK, graph or message) and its constructors
+  from plain rows or triples.
+- :mod:`kg.query.conversions`: a Result from Oxigraph's or rdflib's answers; its rows as records,
+  a DataFrame or a Graph.
 - :mod:`kg.query.terms`: rdflib terms to and from pyoxigraph terms and Python values.
 - :mod:`kg.query.table`: the table for people, and :func:`summary_line`.
 - :mod:`kg.query.formats`: :func:`render` in one of :data:`FORMATS`; the W3C formats by pyoxigraph.

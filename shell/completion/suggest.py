@@ -2,8 +2,10 @@
 
 :func:`suggest` looks at the text before the cursor (and, for variables, after it) and
 says which *kinds* of things fit there, as :class:`Suggestion` objects; it knows SPARQL's
-shape but nothing about the store. :class:`shell.completion.completer.ShellCompleter` turns each
-suggestion into prompt-toolkit completions from the catalog of names.
+shape (where the cursor stands: :mod:`shell.completion.position`; the fixed words:
+:mod:`shell.completion.sparql_words`) and the dot-commands' arguments, but nothing about the
+store. :class:`shell.completion.completer.ShellCompleter` turns each suggestion into
+prompt-toolkit completions from the catalog of names.
 
 Kinds
 -----
@@ -38,143 +40,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shell.input.lexer import CLOSERS, OPENERS, Token, tokenize
+from shell.completion.position import declared_prefixes, position, variables
+from shell.completion.sparql_words import (
+    COMMON_PREFIXES,
+    EXPRESSION_KEYWORDS,
+    FUNCTIONS,
+    GROUP_KEYWORDS,
+    KEYWORDS,
+    MODIFIER_KEYWORDS,
+    PROJECTION_KEYWORDS,
+    TOP_KEYWORDS,
+)
+from shell.input.lexer import tokenize
 from shell.input.statements import split
 
 __all__ = ["COMMON_PREFIXES", "FUNCTIONS", "KEYWORDS", "Suggestion", "suggest"]
-
-TOP_KEYWORDS = (
-    "SELECT",
-    "ASK",
-    "CONSTRUCT",
-    "DESCRIBE",
-    "PREFIX",
-    "BASE",
-    "WHERE",
-    "FROM",
-    "FROM NAMED",
-    "DISTINCT",
-    "REDUCED",
-    "GROUP BY",
-    "HAVING",
-    "ORDER BY",
-    "LIMIT",
-    "OFFSET",
-    "VALUES",
-)
-GROUP_KEYWORDS = (
-    "OPTIONAL",
-    "FILTER",
-    "BIND",
-    "VALUES",
-    "MINUS",
-    "UNION",
-    "GRAPH",
-    "SERVICE",
-    "SELECT",
-    "FILTER NOT EXISTS",
-    "FILTER EXISTS",
-)
-MODIFIER_KEYWORDS = ("GROUP BY", "HAVING", "ORDER BY", "ASC", "DESC", "LIMIT", "OFFSET", "VALUES")
-PROJECTION_KEYWORDS = ("DISTINCT", "REDUCED", "AS", "WHERE", "FROM")
-EXPRESSION_KEYWORDS = ("AS", "IN", "NOT IN", "EXISTS", "NOT EXISTS", "true", "false", "SEPARATOR")
-FUNCTIONS = (
-    "COUNT",
-    "SUM",
-    "MIN",
-    "MAX",
-    "AVG",
-    "SAMPLE",
-    "GROUP_CONCAT",
-    "STR",
-    "LANG",
-    "LANGMATCHES",
-    "DATATYPE",
-    "BOUND",
-    "IRI",
-    "URI",
-    "BNODE",
-    "RAND",
-    "ABS",
-    "CEIL",
-    "FLOOR",
-    "ROUND",
-    "CONCAT",
-    "STRLEN",
-    "UCASE",
-    "LCASE",
-    "ENCODE_FOR_URI",
-    "CONTAINS",
-    "STRSTARTS",
-    "STRENDS",
-    "STRBEFORE",
-    "STRAFTER",
-    "YEAR",
-    "MONTH",
-    "DAY",
-    "HOURS",
-    "MINUTES",
-    "SECONDS",
-    "TIMEZONE",
-    "TZ",
-    "NOW",
-    "UUID",
-    "STRUUID",
-    "MD5",
-    "SHA1",
-    "SHA256",
-    "SHA384",
-    "SHA512",
-    "COALESCE",
-    "IF",
-    "STRLANG",
-    "STRDT",
-    "sameTerm",
-    "isIRI",
-    "isURI",
-    "isBLANK",
-    "isLITERAL",
-    "isNUMERIC",
-    "REGEX",
-    "SUBSTR",
-    "REPLACE",
-)
-KEYWORDS = tuple(
-    dict.fromkeys(TOP_KEYWORDS + GROUP_KEYWORDS + MODIFIER_KEYWORDS + PROJECTION_KEYWORDS + EXPRESSION_KEYWORDS)
-)
-"""Every SPARQL keyword the shell offers (``a`` aside)."""
-
-COMMON_PREFIXES = {
-    "foaf": "http://xmlns.com/foaf/0.1/",
-    "dc": "http://purl.org/dc/elements/1.1/",
-    "bibo": "http://purl.org/ontology/bibo/",
-    "fabio": "http://purl.org/spar/fabio/",
-    "cito": "http://purl.org/spar/cito/",
-    "sh": "http://www.w3.org/ns/shacl#",
-    "void": "http://rdfs.org/ns/void#",
-    "wd": "http://www.wikidata.org/entity/",
-    "wdt": "http://www.wikidata.org/prop/direct/",
-    "dbo": "http://dbpedia.org/ontology/",
-    "dbr": "http://dbpedia.org/resource/",
-}
-"""Well-known prefixes offered after ``PREFIX`` (the project's own are declared already)."""
-
-_TYPE_IRIS = ("rdf:type", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>")
-_PATTERN_KEYWORDS = (
-    "OPTIONAL",
-    "MINUS",
-    "UNION",
-    "GRAPH",
-    "SERVICE",
-    "SILENT",
-    "FILTER",
-    "BIND",
-    "VALUES",
-    "NOT",
-    "EXISTS",
-    "LATERAL",
-)
-_TERM_KINDS = ("var", "pname", "iri", "string", "number", "bnode")
 
 
 @dataclass(frozen=True)
@@ -364,189 +244,69 @@ def _sparql_suggestions(statement: str, after: str) -> list[Suggestion]:
             word = last.text
             tokens = tokens[:-1]
     significant = [t for t in tokens if t.significant]
-    variables = _variables(tokens + tokenize(after))
+    used = variables(tokens + tokenize(after))
     if word[:1] in ("?", "$"):
-        return [Suggestion("variable", word, choices=variables)]
-    position = _position(significant)
-    declared = _declared_prefixes(significant)
+        return [Suggestion("variable", word, choices=used)]
+    where = position(significant)
+    declared = declared_prefixes(significant)
     if ":" in word:
         prefix = word.split(":", 1)[0]
         if prefix == "kgr":
-            return [Suggestion("entity", word, namespace="kgr")] if position not in ("predicate",) else []
-        role = {"class": "class", "predicate": "property", "datatype": "datatype"}.get(position, "term")
+            return [Suggestion("entity", word, namespace="kgr")] if where not in ("predicate",) else []
+        role = {"class": "class", "predicate": "property", "datatype": "datatype"}.get(where, "term")
         return [Suggestion(role, word, namespace=prefix)]
     prefixes = Suggestion("prefix", word, choices=declared)
     keyword = _keyword_suggestion
-    if position == "prefix_declaration":
+    if where == "prefix_declaration":
         return [
             Suggestion("prefix_declaration", word, choices=tuple(f"{p}: <{iri}>" for p, iri in COMMON_PREFIXES.items()))
         ]
-    if position in ("none", "number"):
+    if where in ("none", "number"):
         return []
-    if position == "top":
+    if where == "top":
         return [keyword(word, TOP_KEYWORDS)]
-    if position == "projection":
+    if where == "projection":
         return [
-            Suggestion("variable", word, choices=variables),
+            Suggestion("variable", word, choices=used),
             keyword(word, PROJECTION_KEYWORDS),
             Suggestion("function", word, choices=FUNCTIONS),
         ]
-    if position == "modifier":
-        return [keyword(word, MODIFIER_KEYWORDS), Suggestion("variable", word, choices=variables)]
-    if position == "expression":
+    if where == "modifier":
+        return [keyword(word, MODIFIER_KEYWORDS), Suggestion("variable", word, choices=used)]
+    if where == "expression":
         return [
-            Suggestion("variable", word, choices=variables),
+            Suggestion("variable", word, choices=used),
             Suggestion("function", word, choices=FUNCTIONS),
             keyword(word, EXPRESSION_KEYWORDS),
             prefixes,
             Suggestion("entity", word),
         ]
-    if position == "subject":
+    if where == "subject":
         return [
-            Suggestion("variable", word, choices=variables),
+            Suggestion("variable", word, choices=used),
             Suggestion("entity", word),
             prefixes,
             keyword(word, GROUP_KEYWORDS),
         ]
-    if position == "predicate":
+    if where == "predicate":
         return [
             Suggestion("value", word, choices=("a",)),
             Suggestion("property", word),
-            Suggestion("variable", word, choices=variables),
+            Suggestion("variable", word, choices=used),
             prefixes,
         ]
-    if position == "class":
-        return [Suggestion("class", word), prefixes, Suggestion("variable", word, choices=variables)]
-    if position == "datatype":
+    if where == "class":
+        return [Suggestion("class", word), prefixes, Suggestion("variable", word, choices=used)]
+    if where == "datatype":
         return [Suggestion("datatype", word), prefixes]
-    if position == "values":
+    if where == "values":
         return [Suggestion("entity", word), Suggestion("term", word), prefixes, keyword(word, ("UNDEF",))]
-    if position == "object":
-        return [Suggestion("variable", word, choices=variables), Suggestion("entity", word), prefixes]
-    if position == "after_object":
+    if where == "object":
+        return [Suggestion("variable", word, choices=used), Suggestion("entity", word), prefixes]
+    if where == "after_object":
         return [keyword(word, GROUP_KEYWORDS)]
     return []
 
 
 def _keyword_suggestion(word: str, choices: tuple[str, ...]) -> Suggestion:
     return Suggestion("keyword", word, choices=choices)
-
-
-def _variables(tokens: list[Token]) -> tuple[str, ...]:
-    names = [t.text for t in tokens if t.kind == "var" and len(t.text) > 1]
-    return tuple(dict.fromkeys("?" + n[1:] for n in names))
-
-
-def _declared_prefixes(tokens: list[Token]) -> tuple[str, ...]:
-    out = []
-    for i, token in enumerate(tokens[:-1]):
-        if token.is_word("PREFIX") and tokens[i + 1].kind == "pname":
-            out.append(tokens[i + 1].text.split(":", 1)[0])
-    return tuple(out)
-
-
-def _position(tokens: list[Token]) -> str:
-    """Where the cursor is, given the significant tokens before it (the word excluded)."""
-    stack: list[int] = []
-    for i, token in enumerate(tokens):
-        if token.kind == "punct" and token.text in OPENERS:
-            stack.append(i)
-        elif token.kind == "punct" and token.text in CLOSERS and stack:
-            stack.pop()
-    if not stack:
-        return _top_position(tokens)
-    opened = stack[-1]
-    bracket = tokens[opened].text
-    inner = tokens[opened + 1 :]
-    if bracket == "(":
-        return "expression"
-    if bracket == "[":
-        return _pattern_position(inner, "predicate")
-    if _is_values_block(tokens[:opened]):
-        return "values"
-    return _pattern_position(inner, "subject")
-
-
-def _top_position(tokens: list[Token]) -> str:
-    if not tokens:
-        return "top"
-    last = tokens[-1]
-    if last.is_word("PREFIX"):
-        return "prefix_declaration"
-    if last.is_word("LIMIT", "OFFSET") or (len(tokens) > 1 and tokens[-2].is_word("PREFIX")):
-        return "none"
-    for token in reversed(tokens):
-        if token.is_word("SELECT", "DISTINCT", "REDUCED"):
-            return "projection"
-        if token.is_word("DESCRIBE"):
-            return "object"
-        if token.text == "}" or token.is_word("GROUP", "ORDER", "HAVING", "BY"):
-            return "modifier"
-        if token.is_word("WHERE", "ASK", "CONSTRUCT", "PREFIX", "BASE", "FROM"):
-            return "top"
-    return "top"
-
-
-def _is_values_block(before: list[Token]) -> bool:
-    i = len(before) - 1
-    if i >= 0 and before[i].text == ")":  # VALUES (?a ?b) { ... }
-        while i >= 0 and before[i].text != "(":
-            i -= 1
-        i -= 1
-    elif i >= 0 and before[i].kind == "var":
-        i -= 1
-    return i >= 0 and before[i].is_word("VALUES")
-
-
-def _pattern_position(tokens: list[Token], state: str) -> str:
-    """Walk a group's tokens (nested groups count as one term) to find the triple position."""
-    depth = 0
-    pending = ""  # a keyword waiting for its group: FILTER (...), OPTIONAL {...}
-    for token in tokens:
-        text = token.text
-        if token.kind == "punct" and text in OPENERS:
-            depth += 1
-            continue
-        if token.kind == "punct" and text in CLOSERS:
-            depth -= 1
-            if depth == 0:
-                if text == "}" or pending:
-                    state, pending = "subject", ""
-                else:  # a closed [ ... ] or ( ... ) is one term
-                    state = _advance(state, token)
-            continue
-        if depth:
-            continue
-        if token.kind == "punct":
-            state = {".": "subject", ";": "predicate", ",": "object"}.get(text, state)
-            pending = ""
-        elif token.kind == "word" and text.upper() in _PATTERN_KEYWORDS:
-            pending = text.upper()
-        elif token.is_word("SELECT"):
-            return "projection"
-        elif pending in ("GRAPH", "SERVICE", "SILENT"):
-            pending = "GRAPH"  # GRAPH ?g / SERVICE <url>: the name, then the group
-        elif token.kind == "op":
-            if text == "^^":
-                state = "datatype"
-            elif text in ("/", "|") and state in ("object", "class"):
-                state = "predicate"
-        elif token.kind in _TERM_KINDS or token.kind == "word":
-            state = _advance(state, token)
-    if pending in ("FILTER", "BIND", "NOT", "EXISTS"):
-        return "expression"
-    if pending == "VALUES":
-        return "none"
-    if pending:
-        return "none"
-    return state
-
-
-def _advance(state: str, token: Token) -> str:
-    if state == "subject":
-        return "predicate"
-    if state == "predicate":
-        return "class" if token.text == "a" or token.text in _TYPE_IRIS else "object"
-    if state in ("object", "class", "datatype", "after_object"):
-        return "after_object"
-    return state

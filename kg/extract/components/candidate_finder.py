@@ -1,16 +1,9 @@
-"""The project's spaCy pipeline components, registered by name.
+"""``kg_candidates``: noun phrases and name-like words that may be entities, trimmed and typed.
 
-Each component computes its matches first and then sets annotations (span groups, so
-that the results survive ``nlp.pipe(n_process=...)``):
-
-==================  ======================================  ==========================
-component           requires                                assigns
-==================  ======================================  ==========================
-``kg_acronyms``     sentence boundaries                      ``doc.spans["kg_short"]``, ``["kg_long"]``
-``kg_vocabulary``   tokens                                   ``doc.spans["kg_vocabulary"]``
-``kg_candidates``   the dependency parse (noun chunks)       ``doc.spans["kg_candidates"]``
-``kg_entities``     the three above                          ``doc.spans["kg_entities"]``, ``["kg_proposed"]``
-==================  ======================================  ==========================
+Three sources, in order of priority where they overlap: examples listed after a class noun
+("tasks such as segmentation"), runs of capitalised words ("Abstraction and Reasoning Corpus"),
+and the parser's noun chunks, typed by head word and context cues (:mod:`kg.extract.cues`); then
+name-like words that none of them covers.
 """
 
 from __future__ import annotations
@@ -19,98 +12,10 @@ import re
 from collections.abc import Iterable
 
 from spacy.language import Language
-from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span, Token
-from spacy.util import filter_spans
 
 from kg.extract import cues
-from kg.extract.acronyms import find_definitions
-from kg.extract.vocabulary import load_vocabulary
-from kg.normalize import fold
-
-
-@Language.factory("kg_acronyms", requires=["token.is_sent_start"], assigns=["doc.spans"])
-def make_acronym_finder(nlp: Language, name: str) -> AcronymFinder:
-    return AcronymFinder(name=name)
-
-
-class AcronymFinder:
-    """Marks ``long form (SHORT)`` definitions: ``kg_short[i]`` abbreviates ``kg_long[i]``."""
-
-    def __init__(self, *, name: str = "kg_acronyms") -> None:
-        self.name = name
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.find(doc))
-        return doc
-
-    def find(self, doc: Doc) -> list[tuple[Span, Span]]:
-        pairs = []
-        for sent in doc.sents:
-            for s0, s1, l0, l1 in find_definitions(doc.text, start=sent.start_char, end=sent.end_char):
-                short = doc.char_span(s0, s1, alignment_mode="expand")
-                long = doc.char_span(l0, l1, alignment_mode="expand")
-                if short is not None and long is not None:
-                    pairs.append((short, long))
-        return pairs
-
-    @staticmethod
-    def set_annotations(doc: Doc, pairs: list[tuple[Span, Span]]) -> None:
-        doc.spans["kg_short"] = [short for short, _ in pairs]
-        doc.spans["kg_long"] = [long for _, long in pairs]
-
-
-@Language.factory("kg_vocabulary", assigns=["doc.spans"])
-def make_vocabulary_matcher(nlp: Language, name: str) -> VocabularyMatcher:
-    return VocabularyMatcher(nlp, name=name)
-
-
-class VocabularyMatcher:
-    """Finds the curated vocabularies' labels; span label = entity type, kb_id = concept label.
-
-    Labels written with capitals inside (CLIP, LoRA) or short ones (Adam, ARC) match
-    case-sensitively, the rest case-insensitively, so "Adam" the optimiser is found and
-    "adam" the word is not.
-    """
-
-    def __init__(self, nlp: Language, *, name: str = "kg_vocabulary") -> None:
-        self.name = name
-        self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
-        self.folded = PhraseMatcher(nlp.vocab, attr="LOWER")
-        self._terms: dict[str, tuple[str, str]] = {}
-        for term in load_vocabulary():
-            key = f"{term.type}\t{term.label}"
-            self._terms[key] = (term.type, term.label)
-            matcher = self.exact if _case_matters(term.text) else self.folded
-            matcher.add(key, [nlp.make_doc(term.text)])
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.find(doc))
-        return doc
-
-    def find(self, doc: Doc) -> list[Span]:
-        units = word_units(doc)
-        spans = []
-        for matcher in (self.exact, self.folded):
-            for match_id, start, end in matcher(doc):
-                entity_type, label = self._terms[doc.vocab.strings[match_id]]
-                whole_start, whole_end = units[start][0], units[end - 1][1]
-                if cues.is_adjectival(doc[whole_start:whole_end]):
-                    continue  # "transformer-based", "NeRF-like": a modifier, not a mention
-                if (whole_start, whole_end) != (start, end):
-                    # "ImageNet-CoG" is not ImageNet: a longer name of the same kind.
-                    spans.append(Span(doc, whole_start, whole_end, label=entity_type))
-                else:
-                    spans.append(Span(doc, start, end, label=entity_type, kb_id=label))
-        return filter_spans(spans)
-
-    @staticmethod
-    def set_annotations(doc: Doc, spans: list[Span]) -> None:
-        doc.spans["kg_vocabulary"] = spans
-
-
-def _case_matters(text: str) -> bool:
-    return len(text) <= 5 or any(ch.isupper() for ch in text[1:])
+from kg.extract.components.spans import by_priority, word_units
 
 
 @Language.factory("kg_candidates", requires=["token.dep", "token.pos"], assigns=["doc.spans"])
@@ -137,7 +42,7 @@ class CandidateFinder:
             for span in _typed_phrases(chunk):
                 start, end = units[span.start][0], units[span.end - 1][1]
                 spans.append(Span(doc, start, end, label=span.label_))
-        spans = _by_priority(spans)
+        spans = by_priority(spans)
         covered = {i for span in spans for i in range(span.start, span.end)}
         for start, end in sorted(set(units.values())):
             if covered.intersection(range(start, end)):
@@ -266,35 +171,6 @@ def _of_complement_end(head: Token) -> int:
 _ENUMERATOR = re.compile(r"^\(?(?:[ivx]+|[a-h]|\d+)\)$")
 
 
-def word_units(doc: Doc) -> dict[int, tuple[int, int]]:
-    """For each token, the run of tokens written together with it ("Qwen2.5-VL-Instruct-3B", "fine-tuning").
-
-    spaCy splits hyphenated and dotted names; a mention must not start or end inside one.
-    """
-    units: dict[int, tuple[int, int]] = {}
-    start = 0
-    for token in doc:
-        nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
-        if nxt is None or not _glued(token, nxt):
-            for i in range(start, token.i + 1):
-                units[i] = (start, token.i + 1)
-            start = token.i + 1
-    return units
-
-
-_JOINERS = frozenset("-./+_")
-
-
-def _glued(left: Token, right: Token) -> bool:
-    if left.whitespace_ or right.tag_ == "POS":
-        return False
-    if right.text == "." and (right.whitespace_ or right.i + 1 == len(right.doc)):
-        return False  # a full stop, not a dot inside a name
-    return all(
-        t.text.isalnum() or t.text in _JOINERS or (t.text[0].isalnum() and t.text[-1].isalnum()) for t in (left, right)
-    )
-
-
 def _typed_phrases(chunk: Span) -> Iterable[Span]:
     doc = chunk.doc
     start, end = chunk.start, chunk.end
@@ -355,66 +231,3 @@ def _typed_phrases(chunk: Span) -> Iterable[Span]:
             yield Span(doc, span.start, span.start + 1, label="Task")
         return
     yield Span(doc, span.start, span.end, label=entity_type)
-
-
-@Language.factory("kg_entities", requires=["doc.spans"], assigns=["doc.spans"])
-def make_entity_resolver(nlp: Language, name: str) -> EntityResolver:
-    return EntityResolver(name=name)
-
-
-class EntityResolver:
-    """Chooses the entity spans, vocabulary over acronym long forms over candidates, and drops
-    stop-listed phrases that do not deserve a node."""
-
-    def __init__(self, *, name: str = "kg_entities") -> None:
-        self.name = name
-
-    def __call__(self, doc: Doc) -> Doc:
-        entities, proposed = self.find(doc)
-        self.set_annotations(doc, entities, proposed)
-        return doc
-
-    def find(self, doc: Doc) -> tuple[list[Span], list[Span]]:
-        long_forms = list(doc.spans.get("kg_long", []))
-        short_forms = {fold(s.text): long for s, long in zip(doc.spans.get("kg_short", []), long_forms)}
-        vocabulary = list(doc.spans.get("kg_vocabulary", []))
-        candidates = list(doc.spans.get("kg_candidates", []))
-        typed_long = [self._type_long_form(long, vocabulary, candidates) for long in long_forms]
-        # Earlier lists win overlaps: filter_spans prefers longer spans, so rank by priority first.
-        ranked = vocabulary + [s for s in typed_long if s is not None] + candidates
-        chosen = _by_priority(ranked)
-        # Later uses of a defined acronym take the long form's type.
-        for token in doc:
-            long = short_forms.get(fold(token.text))
-            if long is not None and not any(s.start <= token.i < s.end for s in chosen):
-                typed = next((s for s in typed_long if s is not None and s.start == long.start), None)
-                if typed is not None:
-                    chosen.append(Span(doc, token.i, token.i + 1, label=typed.label_))
-        chosen.sort(key=lambda s: (s.start, s.end))
-        chosen = [s for s in chosen if not cues.is_stopword_entity(s.text)]
-        proposed = cues.proposed_spans(chosen)
-        return chosen, proposed
-
-    @staticmethod
-    def _type_long_form(long: Span, vocabulary: list[Span], candidates: list[Span]) -> Span | None:
-        for group in (vocabulary, candidates):
-            for span in group:
-                if span.start < long.end and long.start < span.end:
-                    return Span(long.doc, long.start, long.end, label=span.label_)
-        entity_type = cues.type_of_head(long.root, long) or "Method"
-        return Span(long.doc, long.start, long.end, label=entity_type)
-
-    @staticmethod
-    def set_annotations(doc: Doc, entities: list[Span], proposed: list[Span]) -> None:
-        doc.spans["kg_entities"] = entities
-        doc.spans["kg_proposed"] = proposed
-
-
-def _by_priority(spans: list[Span]) -> list[Span]:
-    taken: set[int] = set()
-    chosen = []
-    for span in spans:
-        if not taken.intersection(range(span.start, span.end)):
-            chosen.append(span)
-            taken.update(range(span.start, span.end))
-    return chosen
