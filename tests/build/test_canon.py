@@ -1,4 +1,5 @@
 """Corpus-level merging: acronyms across papers, and one type per entity."""
+
 from __future__ import annotations
 
 from kg.build.canon import Registry
@@ -7,10 +8,17 @@ from kg.extract.records import Entity
 
 def test_an_acronym_defined_differently_in_two_papers_stays_two_entities() -> None:
     registry = Registry()
-    first = registry.resolve(Entity(id="adaptive-return-conditioned-policy",
-                                    label="Adaptive Return-conditioned Policy", type="Method", aliases=("ARP",)))
-    second = registry.resolve(Entity(id="address-resolution-protocol", label="Address Resolution Protocol",
-                                     type="Method", aliases=("ARP",)))
+    first = registry.resolve(
+        Entity(
+            id="adaptive-return-conditioned-policy",
+            label="Adaptive Return-conditioned Policy",
+            type="Method",
+            aliases=("ARP",),
+        )
+    )
+    second = registry.resolve(
+        Entity(id="address-resolution-protocol", label="Address Resolution Protocol", type="Method", aliases=("ARP",))
+    )
     assert first.key != second.key and first.is_new and second.is_new
     # Used alone afterwards, the acronym cannot say which one it means: it stays its own entity.
     alone = registry.resolve(Entity(id="arp", label="ARP", type="Method"))
