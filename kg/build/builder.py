@@ -10,20 +10,19 @@ present in the store are the record of what has been built.
 from __future__ import annotations
 
 import shutil
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.build.triples import load_registry, paper_triples, record_triples, source_triple
 from kg.errors import InputError, KGError
 from kg.ingest import Document, iter_source_files, read_documents
+from kg.progress import Progress
 from kg.store import EmbeddedStore, Triple, default_store_path, open_store
 from kg.store.queries import ENTITIES, PAPER_IDS
 
 WRITE_BATCH = 128  # documents per transaction
-Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -168,13 +167,3 @@ def _first_occurrences(documents: Iterator[Document], todo: set[str], pending: l
 
 def _ignore(_: InputError) -> None:
     """Bad records were reported by the survey pass; the write pass passes over them."""
-
-
-def print_progress(done: int, total: int) -> None:
-    """A one-line progress display on stderr, redrawn in place on a terminal."""
-    if not sys.stderr.isatty():
-        return
-    sys.stderr.write(f"\rextracting {done}/{total} abstracts")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()

@@ -13,7 +13,8 @@ from kg.errors import KGError, UsageError
 
 @command("build", "build or extend the graph from abstracts (default source: seeds/)")
 def cmd_build(args: argparse.Namespace) -> int:
-    from kg.build.builder import build, print_progress
+    from kg.build.builder import build
+    from kg.progress import terminal_progress
 
     sources = args.sources or _default_sources()
     report = build(
@@ -22,7 +23,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         model=args.model,
         workers=args.workers,
         skip_bad=args.skip_bad,
-        progress=print_progress,
+        progress=terminal_progress("extracting", "abstract"),
     )
     _report_skipped(report.bad)
     print(report.summary(), file=sys.stderr)

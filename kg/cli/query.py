@@ -64,10 +64,11 @@ def _stats_options(parser: argparse.ArgumentParser) -> None:
 
 @command("validate", "check the graph against the SHACL shapes in ontology/shapes.ttl")
 def cmd_validate(args: argparse.Namespace) -> int:
+    from kg.progress import terminal_progress
     from kg.store.validate import validate
 
     with _open_for_reading(args) as store:
-        report = validate(store)
+        report = validate(store, progress=terminal_progress("validating", "node"))
     _write_text(report.text)
     return 0 if report.conforms else 1
 
