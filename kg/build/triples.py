@@ -31,8 +31,13 @@ if TYPE_CHECKING:
     from kg.ingest import Document
     from kg.store import Triple
 
-_YEAR = re.compile(r"^\d{4}$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# The forms of dcterms:date the shapes accept, by datatype; anything else stays a plain literal.
+_DATE_FORMS = (
+    (re.compile(r"\d{4}"), XSD.gYear),
+    (re.compile(r"\d{4}-\d{2}"), XSD.gYearMonth),
+    (re.compile(r"\d{4}-\d{2}-\d{2}"), XSD.date),
+    (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?"), XSD.dateTime),
+)
 
 
 def paper_triples(document: Document) -> list[Triple]:
@@ -141,8 +146,12 @@ def load_registry(rows: Iterable[tuple]) -> Registry:
 
 
 def _date_literal(value: str) -> Literal:
-    if _YEAR.match(value):
-        return Literal(value, datatype=XSD.gYear)
-    if _DATE.match(value):
-        return Literal(value, datatype=XSD.date)
+    """A date as the typed literal of its form (so dates compare and group in SPARQL).
+
+    >>> [_date_literal(v).datatype.split("#")[1] for v in ("2021", "2021-06", "2021-06-17", "2021-06-17T10:00:00Z")]
+    ['gYear', 'gYearMonth', 'date', 'dateTime']
+    """
+    for form, datatype in _DATE_FORMS:
+        if form.fullmatch(value):
+            return Literal(value, datatype=datatype)
     return Literal(value)

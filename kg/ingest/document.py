@@ -29,8 +29,9 @@ class Document:
     title : str or None
         The title, with whitespace runs collapsed, when the source has one.
     meta : Mapping[str, object]
-        Read-only; keys among ``authors`` (tuple of str), ``year`` (int), ``date``,
-        ``url`` (str) and ``categories`` (tuple of str).
+        Read-only; keys among ``authors`` (tuple of str), ``year`` (int), ``date``
+        (str, ``YYYY-MM-DD`` when the source's form was understood), ``url`` (str) and ``categories``
+        (tuple of str).
 
     Examples
     --------

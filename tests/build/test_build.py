@@ -86,6 +86,55 @@ def test_store_persists_and_is_extended_by_new_sources(small_store: Path, tmp_pa
     assert rows[1] == '"Grokking"\t"2023"^^<http://www.w3.org/2001/XMLSchema#gYear>'
 
 
+def test_snapshot_dates_and_split_authors_make_trends_a_query(tmp_path: Path) -> None:
+    def snapshot(arxiv_id: str, created: str, *authors: list[str]) -> dict:
+        return {
+            "id": arxiv_id,
+            "abstract": f"We study grokking in transformers, case {arxiv_id}.",
+            "authors": "ignored when authors_parsed is there",
+            "versions": [{"version": "v1", "created": created}],
+            "update_date": "2024-01-01",
+            "authors_parsed": list(authors),
+        }
+
+    jsonl = tmp_path / "snapshot.jsonl"
+    jsonl.write_text(
+        "".join(
+            json.dumps(record) + "\n"
+            for record in (
+                snapshot("0704.0001", "Mon, 2 Apr 2007 19:18:42 GMT", ["Balázs", "Csaba", ""], ["Berger", "E. L.", ""]),
+                snapshot("2201.00002", "Sun, 2 Jan 2022 10:00:00 GMT", ["Power", "Alethea", ""]),
+                snapshot("2203.00003", "Tue, 1 Mar 2022 10:00:00 GMT", ["Nanda", "Neel", ""]),
+            )
+        )
+    )
+    table = tmp_path / "more.csv"
+    table.write_text('id,abstract,authors,date\nz1,"We study grokking again.","Hu, Edward J.; Shen, Yelong",2022-06\n')
+    store = str(tmp_path / "store")
+    done = run_kg("build", str(jsonl), str(table), "--store", store)
+    assert done.returncode == 0, done.stderr
+
+    def rows(sparql: str) -> list[str]:
+        done = run_kg("query", sparql, "--format", "tsv", "--store", store)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()[1:]
+
+    per_year = """SELECT ?year (COUNT(?p) AS ?papers) WHERE { ?p dcterms:date ?d BIND (YEAR(?d) AS ?year) }
+                  GROUP BY ?year ORDER BY ?year"""
+    assert [line.split("\t")[1] for line in rows(per_year)] == ["1", "3"]
+    dates = "SELECT ?id ?d WHERE { ?p dcterms:identifier ?id ; dcterms:date ?d } ORDER BY ?id"
+    assert rows(dates)[0] == '"0704.0001"\t"2007-04-02"^^<http://www.w3.org/2001/XMLSchema#date>'
+    creators = "SELECT ?id ?name WHERE { ?p dcterms:identifier ?id ; dcterms:creator ?name } ORDER BY ?id ?name"
+    assert [line.replace('"', "") for line in rows(creators)] == [
+        "0704.0001\tCsaba Balázs",
+        "0704.0001\tE. L. Berger",
+        "2201.00002\tAlethea Power",
+        "2203.00003\tNeel Nanda",
+        "z1\tEdward J. Hu",
+        "z1\tYelong Shen",
+    ]
+
+
 def test_acronym_and_long_form_are_one_entity(small_store: Path) -> None:
     done = run_kg(
         "query",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import pickle
 import tracemalloc
@@ -183,8 +185,17 @@ def test_jsonl_fields(tmp_path):
         "title": "LoRA: Low-Rank Adaptation of\n  Large Language Models",
         "categories": "cs.CL cs.AI cs.LG",
         "abstract": f"  {A1}\n",
+        "versions": [
+            {"version": "v1", "created": "Thu, 17 Jun 2021 17:37:18 GMT"},
+            {"version": "v2", "created": "Sat, 16 Oct 2021 18:40:34 GMT"},
+        ],
         "update_date": "2021-10-18",
-        "authors_parsed": [["Hu", "Edward J.", ""]],
+        "authors_parsed": [
+            ["Hu", "Edward J.", ""],
+            ["Shen", "Yelong", ""],
+            ["Wallis", "Phillip", ""],
+            ["Chen", "Weizhu", ""],
+        ],
     }
     path = write(
         tmp_path / "a.jsonl",
@@ -205,8 +216,10 @@ def test_jsonl_fields(tmp_path):
     d1, d2, d3, d4 = read(path)
     assert (d1.id, d1.text, d1.source) == ("2106.09685", A1, f"{path}:1")
     assert d1.title == "LoRA: Low-Rank Adaptation of Large Language Models"
-    assert dict(d1.meta) == {
+    assert dict(d1.meta) == {  # the arXiv snapshot's fields: the first version's date, the parsed authors
         "authors": ("Edward J. Hu", "Yelong Shen", "Phillip Wallis", "Weizhu Chen"),
+        "date": "2021-06-17",
+        "year": 2021,
         "categories": ("cs.CL", "cs.AI", "cs.LG"),
     }
     assert (d2.id, d2.text, d2.source) == ("42", A2, f"{path}:2")
@@ -230,13 +243,61 @@ def test_author_strings_are_split(tmp_path):
             {"text": A1, "authors": "Ann Anderson"},
             {"text": A1, "authors": "A. B, C. D, and E. F"},
             {"text": A1, "authors": "P. Q (MIT, Cambridge) and R. S"},
+            {"text": A1, "authors": "Hu, Edward J.; Shen, Yelong; and King, Jr., Martin"},
+            {"text": A1, "authors": "E. Hu; Y. Shen (MIT, Cambridge);"},
+            {"text": A1, "authors": ["Edward Hu", "  Yelong  Shen "]},
         ),
     )
     assert [d.meta["authors"] for d in read(path)] == [
         ("Ann Anderson",),
         ("A. B", "C. D", "E. F"),
         ("P. Q (MIT, Cambridge)", "R. S"),
+        ("Edward J. Hu", "Yelong Shen", "King, Jr., Martin"),  # "Last, First" turned around where unambiguous
+        ("E. Hu", "Y. Shen (MIT, Cambridge)"),
+        ("Edward Hu", "Yelong Shen"),
     ]
+
+
+def test_arxiv_snapshot_dates(tmp_path):
+    created = {"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}
+    path = write(
+        tmp_path / "a.jsonl",
+        jsonl(
+            {"id": "0704.0001", "abstract": A1, "versions": [created], "update_date": "2008-11-13"},
+            {"abstract": A2, "update_date": "2008-11-13"},  # no versions: the last update is all there is
+            {"abstract": A3, "versions": [created], "date": "2007-05-01"},  # a date given is the date
+            {"abstract": A3, "date": "Tue, 3 Apr 2007 23:59:59 -0800"},  # the day where it was written
+            {"abstract": A3, "versions": []},
+        ),
+    )
+    assert [(d.meta.get("date"), d.meta.get("year")) for d in read(path)] == [
+        ("2007-04-02", 2007),
+        ("2008-11-13", 2008),
+        ("2007-05-01", 2007),
+        ("2007-04-03", 2007),
+        (None, None),
+    ]
+
+
+def test_arxiv_snapshot_fields_in_a_csv(tmp_path):
+    """A snapshot flattened to CSV: pandas writes lists as Python literals, other tools as JSON."""
+    rows = [
+        ["id", "abstract", "authors", "authors_parsed", "versions", "update_date"],
+        [
+            "0704.0001",
+            A1,
+            "C. Bal\\'azs, E. L. Berger",
+            repr([["Bal\\'azs", "C.", ""], ["Berger", "E. L.", ""]]),
+            json.dumps([{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}]),
+            "2008-11-13",
+        ],
+        ["0704.0002", A2, "Hu, Edward; Shen, Yelong", "", "", "2008-12-13"],
+    ]
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    d1, d2 = read(write(tmp_path / "a.csv", buffer.getvalue()))
+    assert dict(d1.meta) == {"authors": ("C. Bal\\'azs", "E. L. Berger"), "date": "2007-04-02", "year": 2007}
+    assert dict(d2.meta) == {"authors": ("Edward Hu", "Yelong Shen"), "date": "2008-12-13", "year": 2008}
 
 
 # --- .csv / .tsv -----------------------------------------------------------------------------
@@ -384,6 +445,11 @@ def test_txt_with_only_daily_papers(tmp_path):
         ('{"text": "ok", "authors": {"a": 1}}', "'authors' must be a string or a list of strings"),
         ('{"text": "ok", "categories": ["cs.LG", 3]}', "'categories' must be a string or a list of strings"),
         ('{"text": "ok", "title": ["x"]}', "'title' must be a string, got array"),
+        ('{"text": "ok", "authors_parsed": "Hu, E."}', "'authors_parsed' must be a list, got a string"),
+        ('{"text": "ok", "authors_parsed": ["Hu"]}', "'authors_parsed' must be a list of [last, first, suffix]"),
+        ('{"text": "ok", "versions": {"v1": 1}}', "'versions' must be a list of objects, got object"),
+        ('{"text": "ok", "versions": [{"created": "soon"}]}', "'versions[0].created' is not a date: 'soon'"),
+        ('{"text": "ok", "update_date": "13/11/2008"}', "'update_date' must be a date as YYYY-MM-DD"),
     ],
 )
 def test_jsonl_bad_records(tmp_path, line, message):
