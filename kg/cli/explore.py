@@ -127,6 +127,7 @@ def cmd_viz(args: argparse.Namespace) -> int:
             limit=args.limit,
             via=_names(args.via),
             through_papers=args.papers,
+            co_mentions=args.co_mentions,
         )
     html = render_html(view).encode("utf-8")
     if args.output in (None, "-"):
@@ -255,4 +256,11 @@ def _viz_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("concept", metavar="X", help="a concept: label, alias or IRI")
     parser.add_argument("--hops", type=_positive_int, default=1, help="how far from X (default 1)")
     parser.add_argument("--limit", type=_positive_int, default=25, help="most concepts drawn (default 25)")
+    parser.add_argument(
+        "--co-mentions",
+        type=_count,
+        default=6,
+        metavar="N",
+        help="co-mention links drawn besides those that reach each concept, most papers first (default 6)",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: stdout)")

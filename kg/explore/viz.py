@@ -40,6 +40,8 @@ COLOURS = {"Method": "#4e79a7", "Dataset": "#f28e2b", "Task": "#59a14f", "Metric
 """The colour of each entity type (Tableau 10)."""
 EDGES_PER_NODE = 2
 """Besides the links that reach each concept, at most this many links per concept are drawn (the strongest)."""
+CO_MENTIONS = 6
+"""Besides the co-mentions that reach each concept, at most this many co-mention links are drawn (most papers first)."""
 
 
 def neighbors_view(
@@ -51,6 +53,7 @@ def neighbors_view(
     limit: int = 25,
     via: Iterable[str] | None = None,
     through_papers: bool | None = None,
+    co_mentions: int = CO_MENTIONS,
 ) -> dict:
     """The data of the picture: nodes, edges with evidence, and the colours.
 
@@ -67,6 +70,9 @@ def neighbors_view(
         The most concepts drawn besides the centre, nearest and best linked first.
     via, through_papers
         The kinds of link to follow, as in :func:`kg.explore.reports.link_kinds`.
+    co_mentions : int
+        The most co-mention links drawn besides those that reach each concept, the ones with most papers
+        kept: co-mentions are many, and relations say more.
     """
     from kg.explore.paths import neighbors
     from kg.explore.reports import link_kinds
@@ -79,6 +85,7 @@ def neighbors_view(
     hops_of = {center: 0, **{n.node: n.hops for n in near}}
     tree = {tuple(sorted((n.via, n.node))) for n in near}
     hops_list = _links_among(LinkTable(graph, allowed_links(kinds)), graph, chosen, tree)
+    hops_list = _strongest_co_mentions(hops_list, tree, co_mentions)
     if store is not None:
         from kg.explore.evidence import with_evidence
 
@@ -144,6 +151,15 @@ def _links_among(links: LinkTable, graph: Projection, chosen: list[str], tree: s
         for _, other in sorted(candidates)[:EDGES_PER_NODE]:
             kept.add((node, other))
     return [links.hop(a, b) for a, b in sorted(kept)]
+
+
+def _strongest_co_mentions(hops: list, tree: set[tuple[str, str]], keep: int) -> list:
+    """Every relation and every link that reaches a concept, and the ``keep`` other co-mentions with most papers."""
+    others = [
+        hop for hop in hops if hop.predicate == "mentions" and tuple(sorted((hop.source, hop.target))) not in tree
+    ]
+    dropped = {id(hop) for hop in sorted(others, key=lambda hop: (-hop.support, hop.source, hop.target))[keep:]}
+    return [hop for hop in hops if id(hop) not in dropped]
 
 
 def _paper_titles(graph: Projection, papers: set[str]) -> dict[str, str]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
+import itertools
 import json
+import math
 import re
 import shutil
 import struct
@@ -57,6 +60,26 @@ def test_page_carries_nodes_edges_types_and_evidence(view_html: Path) -> None:
     assert co_mention["evidence"] and co_mention["paper"]
 
 
+def test_co_mentions_are_thinned_to_the_strongest(seeds_store: Path, tmp_path: Path) -> None:
+    def edges(*options: str) -> list[dict]:
+        target = tmp_path / "view.html"
+        done = run_kg("viz", "CLIP", *options, "-o", str(target), "--store", str(seeds_store))
+        assert done.returncode == 0, done.stderr
+        return embedded_data(target.read_text(encoding="utf-8"))["edges"]
+
+    def others(found: list[dict]) -> list[dict]:  # co-mentions besides those that reach a concept
+        return [e for e in found if e["predicate"] == "mentions" and not e["tree"]]
+
+    every, default, none = edges("--co-mentions", "1000"), edges(), edges("--co-mentions", "0")
+    assert len(others(every)) > 6 and len(others(default)) == 6 and others(none) == []
+    weakest_kept = min(e["support"] for e in others(default))
+    assert sum(e["support"] > weakest_kept for e in others(every)) <= 6
+    for thinned in (default, none):  # relations and the links that reach each concept all stay
+        assert [e for e in every if e["predicate"] != "mentions" or e["tree"]] == [
+            e for e in thinned if e["predicate"] != "mentions" or e["tree"]
+        ]
+
+
 def test_unknown_concept_exits_2(relations_store: Path, tmp_path: Path) -> None:
     done = run_kg("viz", "CLIPP", "-o", str(tmp_path / "x.html"), "--store", str(relations_store))
     assert done.returncode == 2 and "did you mean: CLIP?" in done.stderr
@@ -66,16 +89,7 @@ def test_unknown_concept_exits_2(relations_store: Path, tmp_path: Path) -> None:
 @needs_chromium
 def test_chromium_draws_the_graph(view_html: Path, tmp_path: Path) -> None:
     screenshot = tmp_path / "shot.png"
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]
+    flags = chromium_flags(tmp_path)
     url = view_html.resolve().as_uri()
     subprocess.run(
         [CHROMIUM, *flags, f"--screenshot={screenshot}", "--window-size=1000,800", url],
@@ -92,10 +106,99 @@ def test_chromium_draws_the_graph(view_html: Path, tmp_path: Path) -> None:
     coloured = sum(1 for p in pixels if any(sum(abs(a - b) for a, b in zip(p, c)) < 24 for c in colours))
     assert coloured > 2000, f"only {coloured} pixels in the colours of types"
 
-    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120, check=True)
+    dom = render_dom(view_html, tmp_path)
     nodes = len(embedded_data(view_html.read_text(encoding="utf-8"))["nodes"])
-    assert f'data-rendered="{nodes}"' in dom.stdout  # the script ran to the end
-    assert dom.stdout.count("<circle") == nodes
+    assert f'data-rendered="{nodes}"' in dom  # the script ran to the end
+    assert dom.count("<circle") == nodes
+    assert_readable(dom, crowded=0)
+
+
+@needs_chromium
+def test_the_seeds_picture_of_clip_is_readable(seeds_store: Path, tmp_path: Path) -> None:
+    """The neighbourhood of CLIP in the seeds, about 25 concepts and 40 links, whose labels used to pile up."""
+    target = tmp_path / "clip.html"
+    done = run_kg("viz", "CLIP", "-o", str(target), "--store", str(seeds_store))
+    assert done.returncode == 0, done.stderr
+    layout = assert_readable(render_dom(target, tmp_path), crowded=0.1)
+    assert sum(e["shown"] for e in layout["edges"]) >= 5  # a picture with names on it, not just arrows
+
+
+def chromium_flags(tmp_path: Path) -> list[str]:
+    return [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+
+
+def render_dom(page: Path, tmp_path: Path) -> str:
+    """The page's DOM once its script has run, as headless Chromium serialises it."""
+    command = [CHROMIUM, *chromium_flags(tmp_path), "--window-size=1000,800", "--dump-dom", page.resolve().as_uri()]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+GAP = 3  # the template's space between a circle and its label
+
+
+def assert_readable(dom: str, *, crowded: float) -> dict:
+    """Check the layout the page exposes (``data-layout`` on <body>): no two node labels overlap, nor a label
+    and another node; each label sits beside its node; edge labels are drawn only on edges long enough for
+    them, and overlap nothing. At most a fraction ``crowded`` of node labels is left for hover."""
+    found = re.search(r'<body[^>]*\sdata-layout="([^"]*)"', dom)
+    assert found, "the page exposes no layout"
+    layout = json.loads(html.unescape(found.group(1)))
+    nodes, edges = layout["nodes"], layout["edges"]
+    boxes = [n["box"] for n in nodes if n["box"]]
+    assert len(nodes) - len(boxes) <= crowded * len(nodes), [n["label"] for n in nodes if not n["box"]]
+    for first, second in itertools.combinations(boxes, 2):
+        assert not _boxes_overlap(first, second), (first, second)
+    for node in nodes:
+        circle = [node["x"] - node["r"], node["y"] - node["r"], 2 * node["r"], 2 * node["r"]]
+        assert not any(_boxes_overlap(box, circle) for box in boxes if box is not node["box"]), node["label"]
+        if node["box"]:  # beside its own circle: the nearest point of the box is a gap away from the rim
+            x, y, w, h = node["box"]
+            nearest = math.dist((node["x"], node["y"]), (min(max(node["x"], x), x + w), min(max(node["y"], y), y + h)))
+            assert nearest <= node["r"] + GAP + 3, node["label"]
+
+    # Edge labels: as many drawn in the DOM as the layout says, only where the edge has room, overlapping nothing.
+    captions = re.findall(r'<g class="edge [^"]*">(?:<line[^>]*></line>)+<text([^>]*)>', dom)
+    drawn = sum("crowded" not in attributes for attributes in captions)
+    shown = [e for e in edges if e["shown"]]
+    assert len(captions) == len(edges) and drawn == len(shown) <= sum(e["room"] for e in edges)
+    for edge in shown:
+        source, target = nodes[edge["source"]], nodes[edge["target"]]
+        free = math.dist((source["x"], source["y"]), (target["x"], target["y"])) - source["r"] - target["r"]
+        assert edge["room"] and edge["width"] < free - 2 * GAP, edge
+        assert not any(_polygons_overlap(edge["corners"], _corners(box)) for box in boxes), edge
+    for first, second in itertools.combinations(shown, 2):
+        assert not _polygons_overlap(first["corners"], second["corners"]), (first, second)
+    return layout
+
+
+def _boxes_overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def _corners(box: list[float]) -> list[tuple[float, float]]:
+    x, y, w, h = box
+    return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+
+
+def _polygons_overlap(p: list, q: list) -> bool:
+    """Separating-axis test for two convex polygons (lists of corners)."""
+    for polygon in (p, q):
+        for (x1, y1), (x2, y2) in zip(polygon, polygon[1:] + polygon[:1]):
+            axis = (y2 - y1, x1 - x2)
+            one = [px * axis[0] + py * axis[1] for px, py in p]
+            two = [px * axis[0] + py * axis[1] for px, py in q]
+            if max(one) <= min(two) or max(two) <= min(one):
+                return False
+    return True
 
 
 def read_png(path: Path) -> tuple[int, int, list[tuple[int, ...]]]:
