@@ -1,10 +1,10 @@
-# abstract-kg: make install | run | test | lint | bench | train
+# abstract-kg: make install | run | test | lint | bench | train | readme
 VENV   := .venv
 PY     := $(VENV)/bin/python
 KG     := $(VENV)/bin/kg
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench train clean
+.PHONY: install run test lint bench train readme clean
 
 install: $(STAMP)
 	@# Optional: headless Chromium for the rendering test of `kg viz` (skipped without it). Best effort, as
@@ -35,6 +35,10 @@ lint: install
 bench: install
 	$(PY) -m kg.eval.bench
 	$(PY) -m kg.eval.bench_paths
+
+# Reruns the README's examples (marked <!-- example -->) and writes what the commands print today.
+readme: install
+	$(PY) -m kg.eval.readme --write
 
 # Retrains the SciERC joint model into kg/models/ (about 12 minutes on 2 cores). Training alone needs
 # torch and the all-MiniLM-L6-v2 weights it starts from; run time needs neither.

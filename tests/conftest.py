@@ -64,12 +64,18 @@ def small_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def seeds_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The graph of the four seed files, built once through the CLI."""
+def seeds_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The graph of the four seed files, built once through the CLI, and what the build printed."""
     store = tmp_path_factory.mktemp("seeds") / "store"
     done = run_kg("build", str(SEEDS), "--store", str(store))
     assert done.returncode == 0, done.stderr
-    return store
+    return store, done.stderr
+
+
+@pytest.fixture(scope="session")
+def seeds_store(seeds_build: tuple[Path, str]) -> Path:
+    """The graph of the four seed files (see ``seeds_build``)."""
+    return seeds_build[0]
 
 
 def stats_of(store: Path) -> dict:
