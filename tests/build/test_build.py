@@ -174,6 +174,15 @@ def test_missing_model_fails_with_its_own_install_command(small_corpus: Path, tm
     assert done.returncode == 2 and "'en_core_web_md' ($KG_SPACY_MODEL)" in done.stderr
 
 
+def test_build_takes_the_extraction_profiles(small_corpus: Path, small_store: Path, tmp_path: Path) -> None:
+    done = run_kg("build", str(small_corpus), "--profile", "scierc", "--store", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    assert stats_of(tmp_path / "s")["papers"] == 2
+    assert sorted_ntriples(tmp_path / "s") != sorted_ntriples(small_store)  # the SciERC model's entities
+    wrong = run_kg("build", str(small_corpus), "--profile", "nope", "--store", str(tmp_path / "t"))
+    assert wrong.returncode == 2 and "invalid choice: 'nope'" in wrong.stderr
+
+
 def test_options_may_follow_or_precede_positionals(small_corpus: Path, tmp_path: Path) -> None:
     done = run_kg("build", "--store", str(tmp_path / "a"), str(small_corpus))
     assert done.returncode == 0, done.stderr
