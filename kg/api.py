@@ -109,16 +109,18 @@ class KnowledgeGraph:
         self.close()
         return build(sources, store=self.location, **options)  # type: ignore[arg-type]
 
-    def export(self, destination: str | os.PathLike[str] | IO[bytes], format: str = "ttl") -> None:
-        """Write the graph to a file path or binary stream in ``format`` (ttl, nt, nq, trig, jsonld, xml)."""
-        from kg.export import get_exporter
+    def export(self, destination: str | os.PathLike[str] | IO[bytes], format: str | None = None) -> None:
+        """Write the graph to a file path or binary stream in ``format`` (ttl, nt, nq, trig, jsonld, xml;
+        graphml, gexf, csv). For a path the format defaults to the one its suffix names (``.gz`` after it
+        compresses, as ``kg export -o`` does), for a stream to ttl."""
+        from kg.export import export_target, get_exporter
 
-        exporter = get_exporter(format)
         if hasattr(destination, "write"):
-            exporter.write(self.store, destination)  # type: ignore[arg-type]
+            get_exporter(format or "ttl").write(self.store, destination)  # type: ignore[arg-type]
             return
+        target = export_target(destination, format)  # type: ignore[arg-type]
         with open(destination, "wb") as stream:  # type: ignore[arg-type]
-            exporter.write(self.store, stream)
+            target.write(self.store, stream)
 
     def close(self) -> None:
         if self._store is not None:

@@ -70,8 +70,20 @@ class ModelNotFoundError(KGError):
     """No usable spaCy pipeline is installed."""
 
 
+class UnknownModelError(ModelNotFoundError):
+    """The spaCy pipeline named (``--model``, ``$KG_SPACY_MODEL``) is not installed: bad input."""
+
+    exit_status = 2
+
+
 class StoreError(KGError):
-    """The store cannot be opened, is locked, or is not a store of this project."""
+    """The store cannot be opened, is locked, or is damaged."""
+
+
+class StoreNotFoundError(StoreError):
+    """The store path names no store (nothing there, or not a store of this project): bad input."""
+
+    exit_status = 2
 
 
 class QuerySyntaxError(KGError):
@@ -88,7 +100,24 @@ class QuerySyntaxError(KGError):
 
 
 class QueryError(KGError):
-    """A query parsed but could not be evaluated (or the endpoint refused it)."""
+    """A query parsed but could not be evaluated (or the endpoint refused it, or could not be reached)."""
+
+
+class UpdateRefusedError(UsageError):
+    """A SPARQL update (INSERT, DELETE, LOAD, ...) was given where only queries are run.
+
+    Examples
+    --------
+    >>> print(UpdateRefusedError("INSERT DATA"))  # doctest: +ELLIPSIS
+    INSERT DATA is a SPARQL update, and updates are not accepted: queries are read-only, and the graph is built by ...
+    """
+
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        super().__init__(
+            f"{operation} is a SPARQL update, and updates are not accepted: queries are read-only, "
+            "and the graph is built by `kg build`"
+        )
 
 
 class EntityNotFoundError(KGError):

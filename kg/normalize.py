@@ -75,3 +75,24 @@ def entity_key(label: str) -> str:
     """
     folded = fold(label)
     return _NOT_KEY.sub("", folded.replace(" ", "-")).strip("-.") or "_"
+
+
+def contains_words(text: str, name: str) -> bool:
+    """Whether the words of ``name`` occur in ``text`` as whole words, side by side and in order, once both
+    are folded and every word is put in the singular: a word-level match of a name inside a longer label.
+
+    Examples
+    --------
+    >>> contains_words("catastrophic forgetting", "forgetting"), contains_words("Forgetting issues", "forgetting")
+    (True, True)
+    >>> contains_words("large language models for code", "Language Model"), contains_words("unforgetting", "forgetting")
+    (True, False)
+    """
+    words, inside = _singular_words(name), _singular_words(text)
+    if not words:
+        return False
+    return any(inside[at : at + len(words)] == words for at in range(len(inside) - len(words) + 1))
+
+
+def _singular_words(text: str) -> list[str]:
+    return [singular(word) for word in fold(text).split(" ") if word]

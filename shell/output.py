@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 DEFAULT_PAGER = "less -SRXF"
 MAX_EXPECTED = 8
-MIN_CELL = 12
 
 
 class Console:
@@ -123,21 +122,8 @@ class Console:
 
     def _render(self, result: Result, fmt: str) -> str:
         """Render; on a terminal, cut table cells so that rows fit its width where possible."""
-        text = render(result, fmt)
-        if fmt != "table" or not self.interactive or not _is_tty(self.out):
-            return text
-        room = self._width()
-        widest = _widest(text)
-        if widest <= room:
-            return text
-        low, high = MIN_CELL, widest  # the widest cell width at which the table still fits
-        while low < high:
-            middle = (low + high + 1) // 2
-            if _widest(render(result, fmt, max_width=middle)) <= room:
-                low = middle
-            else:
-                high = middle - 1
-        return render(result, fmt, max_width=low)
+        on_terminal = self.interactive and _is_tty(self.out)
+        return render(result, fmt, width=self._width() if on_terminal else None)
 
     def _page(self, text: str) -> None:
         too_tall = text.count("\n") > shutil.get_terminal_size((100, 24)).lines - 2
@@ -242,12 +228,6 @@ def caret_lines(source: str, line: int, column: int, *, width: int = 100) -> str
     offset = wcswidth(before)
     offset = len(before) if offset < 0 else offset
     return f"{label}{shown}\n{' ' * (len(label) + offset)}^"
-
-
-def _widest(text: str) -> int:
-    from wcwidth import wcswidth
-
-    return max((max(wcswidth(line), len(line)) for line in text.splitlines()), default=0)
 
 
 def _input_line(err: KGError, statement: Statement) -> int:

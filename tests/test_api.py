@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def test_build_and_export_through_the_api(small_store: Path, small_corpus: Path,
     assert buffer.getvalue().count(b"\n") == graph.stats().triples
     graph.export(tmp_path / "g.ttl", format="ttl")
     assert (tmp_path / "g.ttl").read_text().startswith("@prefix")
+    graph.export(tmp_path / "g.nt.gz")  # the format from the suffix, compressed, as `kg export -o` does
+    assert gzip.decompress((tmp_path / "g.nt.gz").read_bytes()) == buffer.getvalue()
     graph.close()
 
 

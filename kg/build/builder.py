@@ -57,6 +57,7 @@ def build(
     *,
     store: str | Path | None = None,
     model: str | None = None,
+    profile: str = "default",
     workers: int = 1,
     skip_bad: bool = False,
     progress: Progress | None = None,
@@ -71,6 +72,8 @@ def build(
         The store directory (default ``$KG_STORE`` or ``./.kg``); created when missing.
     model : str, optional
         The spaCy pipeline (see :func:`kg.extract.model.resolve_model`).
+    profile : str
+        The extraction profile, one of :data:`kg.extract.pipeline.PROFILES` (as ``kg extract --profile``).
     workers : int
         Extraction processes.
     skip_bad : bool
@@ -97,7 +100,7 @@ def build(
             stored = _stored_ids(target)
             todo = [doc_id for doc_id in seen if doc_id not in stored]
             report.new = len(todo)
-            _write(target, files, set(todo), model=model, workers=workers, progress=progress)
+            _write(target, files, set(todo), model=model, profile=profile, workers=workers, progress=progress)
             report.triples_after = len(target)
     except KGError:
         # A store this build created and could not fill (no model, say) should not be left behind empty.
@@ -129,6 +132,7 @@ def _write(
     todo: set[str],
     *,
     model: str | None,
+    profile: str,
     workers: int,
     progress: Progress | None,
 ) -> None:
@@ -140,7 +144,7 @@ def _write(
     from kg.extract.pipeline import Extractor
 
     registry = load_registry(store.query(ENTITIES).rows)
-    extractor = Extractor(model=model, workers=workers)
+    extractor = Extractor(model=model, profile=profile, workers=workers)
     fresh = _first_occurrences(read_documents(files, on_error=_ignore), todo, pending)
     batch: list[Triple] = []
     for done, (record, document) in enumerate(extractor.extract_with_documents(fresh), 1):

@@ -21,6 +21,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         sources,
         store=args.store,
         model=args.model,
+        profile=args.profile,
         workers=args.workers,
         skip_bad=args.skip_bad,
         progress=terminal_progress("extracting", "abstract"),
@@ -32,7 +33,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 @options("build", parents=("nlp",))
 def _build_options(parser: argparse.ArgumentParser) -> None:
-    """Only the shared ones: SOURCE, --workers, --model, --skip-bad."""
+    """Only the shared ones: SOURCE, --workers, --model, --profile, --skip-bad."""
 
 
 @command("extract", "print the entities and relations of each abstract as JSON lines (no store)")
@@ -59,12 +60,6 @@ def cmd_extract(args: argparse.Namespace) -> int:
 @options("extract", parents=("nlp",))
 def _extract_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="jsonl", help="output format (jsonl)")
-    parser.add_argument(
-        "--profile",
-        choices=("default", "scierc"),
-        default="default",
-        help="scierc: every typed span, as the SciERC benchmark scores them",
-    )
 
 
 def _default_sources() -> list[str]:

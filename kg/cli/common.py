@@ -55,7 +55,8 @@ def options(name: str, *, parents: Sequence[str] = ()) -> Callable[[Options], Op
 
 def shared_options() -> dict[str, argparse.ArgumentParser]:
     """The option groups several commands take, as argparse parents: ``common`` (every command,
-    and ``kg`` itself), ``reading`` (commands that read a graph) and ``nlp`` (commands that extract)."""
+    and ``kg`` itself), ``reading`` (commands that read a graph) and ``nlp`` (commands that extract:
+    ``kg build`` and ``kg extract`` take the same sources, model and profiles)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--store",
@@ -78,9 +79,23 @@ def shared_options() -> dict[str, argparse.ArgumentParser]:
         "--model", default=None, help="spaCy pipeline (default: $KG_SPACY_MODEL or the installed en_core_web_sm)"
     )
     nlp.add_argument(
+        "--profile",
+        choices=_profiles(),
+        default="default",
+        help="the extraction to run (default: %(default)s; scierc: every typed span, as the SciERC benchmark "
+        "scores them)",
+    )
+    nlp.add_argument(
         "--skip-bad", action="store_true", help="skip bad records and report them, instead of stopping at the first"
     )
     return {"common": common, "reading": reading, "nlp": nlp}
+
+
+def _profiles() -> tuple[str, ...]:
+    # The pipeline's own list, so that `kg build` and `kg extract` take every profile it has.
+    from kg.extract.pipeline import PROFILES
+
+    return tuple(PROFILES)
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:

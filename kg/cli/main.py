@@ -9,6 +9,9 @@ module              commands
 ``explore``         describe, path, neighbors, related, central, communities, viz
 ``export``          export
 ==================  ====================================================
+
+Options may come anywhere: before the command (``kg --format json stats``), between its positional
+arguments, or after them, as the command-line contract says; see :func:`parse_arguments`.
 """
 
 from __future__ import annotations
@@ -42,7 +45,17 @@ ORDER = (
 )
 
 
+# Options that only `kg` itself takes; given before a command, they are not the command's.
+TOP_LEVEL_ONLY = frozenset({"-h", "--help", "--version"})
+
+
 def make_parser() -> argparse.ArgumentParser:
+    """The parser of `kg` and its commands."""
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser of `kg`, and each command's own parser by name."""
     shared = shared_options()
     parser = argparse.ArgumentParser(
         prog="kg",
@@ -51,6 +64,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = {}
     for name in sorted(COMMANDS, key=ORDER.index):
         spec = COMMANDS[name]
         command = sub.add_parser(
@@ -58,12 +72,70 @@ def make_parser() -> argparse.ArgumentParser:
         )
         if spec.options is not None:
             spec.options(command)
-    return parser
+        commands[name] = command
+    return parser, commands
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse `kg`'s arguments with options anywhere around the command and its positional arguments.
+
+    argparse alone takes options after the command only, and a list of positional arguments
+    (``kg build a.txt --workers 2 b.txt``) only in one piece. So the command is found first (the
+    first word that is neither an option nor an option's value), and its own parser reads everything
+    else, options and positional arguments intermixed. ``kg -h``, ``kg --version`` and a missing or
+    unknown command go to the parser of `kg`, which explains them.
+
+    Examples
+    --------
+    >>> args = parse_arguments(["--format", "json", "--store", "s", "stats"])
+    >>> args.command, args.format, args.store
+    ('stats', 'json', 's')
+    >>> args = parse_arguments(["build", "a.txt", "--workers", "2", "b.txt"])
+    >>> args.sources, args.workers
+    (['a.txt', 'b.txt'], 2)
+    """
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser, commands = _parsers()
+    at = _command_position(words, commands)
+    if at is None or TOP_LEVEL_ONLY.intersection(words[:at]):
+        return parser.parse_args(words)
+    args = commands[words[at]].parse_intermixed_args(words[:at] + words[at + 1 :])
+    args.command = words[at]
+    return args
+
+
+def _command_position(words: list[str], commands: dict[str, argparse.ArgumentParser]) -> int | None:
+    """Where the command is in ``words``: the first word that is neither an option nor an option's value."""
+    takes_value: dict[str, bool] = {}
+    for command in commands.values():
+        for action in command._actions:  # argparse lists a parser's options nowhere public
+            for option in action.option_strings:
+                takes_value[option] = takes_value.get(option, False) or action.nargs != 0
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word == "--":
+            return None
+        if not word.startswith("-") or word == "-":
+            return at if word in commands else None
+        if "=" not in word and _takes_value(word, takes_value):
+            at += 1  # skip the option's value
+        at += 1
+    return None
+
+
+def _takes_value(option: str, takes_value: dict[str, bool]) -> bool:
+    """Whether ``option`` (as typed: maybe an abbreviation, as argparse allows) is followed by a value."""
+    if option in takes_value:
+        return takes_value[option]
+    if not option.startswith("--"):
+        return False  # -oFILE: the value is attached
+    meant = [takes for name, takes in takes_value.items() if name.startswith(option)]
+    return bool(meant) and all(meant)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = make_parser()
-    args = parser.parse_args(argv)
+    args = parse_arguments(argv)
     args.store = getattr(args, "store", None)
     args.endpoint = getattr(args, "endpoint", None)
     debug = getattr(args, "debug", False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -15,7 +16,9 @@ QUERY_FORMATS = ("table", "csv", "tsv", "json", "xml")
 
 @command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
 def cmd_query(args: argparse.Namespace) -> int:
-    from kg.query import render
+    """The answer on stdout; its row count and time on stderr, so that stdout holds only data. A table
+    on a terminal is fitted to its width (a pipe gets every cell whole)."""
+    from kg.query import render, summary_line
 
     if args.file:
         sparql = _read_query_file(args.file)
@@ -25,7 +28,11 @@ def cmd_query(args: argparse.Namespace) -> int:
         raise UsageError("give a SPARQL query, or -f FILE")
     with _open_for_reading(args) as store:
         result = store.query(sparql)
-    _write_text(render(result, args.format))
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    _write_text(render(result, args.format, width=width))
+    footer = summary_line(result)
+    if footer:
+        print(footer, file=sys.stderr)
     return 0
 
 

@@ -56,9 +56,11 @@ class RelatedConcept:
 
 @dataclass(frozen=True)
 class RelatedReport:
-    """The concepts associated with one, best first, then the predicted links."""
+    """The concepts associated with one, best first, then the predicted links; the associations are
+    scored by ``measure`` (jaccard, pmi or npmi)."""
 
     related: tuple[RelatedConcept, ...]
+    measure: str = "jaccard"
 
     def to_json(self) -> dict:
         return {"related": [concept.to_json() for concept in self.related]}
@@ -163,7 +165,7 @@ def related_report(
                     reason=f"not linked to {label} yet; {common_note(common)} (Adamic-Adar)",
                 )
             )
-    return RelatedReport(tuple(related))
+    return RelatedReport(tuple(related), measure)
 
 
 def central_report(

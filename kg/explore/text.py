@@ -56,7 +56,8 @@ def render_path(report: PathReport) -> str:
 
 
 def render_neighbors(report: NeighborsReport) -> str:
-    """Ring by ring: each concept with its type, link and support, and the concept it is reached through.
+    """Ring by ring, under column names: each concept with its type, link and support, and the concept it
+    is reached through.
 
     Examples
     --------
@@ -66,7 +67,8 @@ def render_neighbors(report: NeighborsReport) -> str:
     CLIP (Method)
     <BLANKLINE>
     1 hop: 1 concept
-      ImageNet  Dataset  mentions  7 papers
+      concept   type     link      papers
+      ImageNet  Dataset  mentions       7
     """
     lines = [f"{report.center} ({report.type})"]
     rows_by_ring: dict[int, list[NearConcept]] = {}
@@ -78,16 +80,15 @@ def render_neighbors(report: NeighborsReport) -> str:
         rows = rows_by_ring.get(ring, [])
         shown = f", showing the first {len(rows)}" if len(rows) < total else ""
         lines += ["", f"{plural(ring, 'hop')}: {plural(total, 'concept')}{shown}"]
-        table = [
-            [r.label, r.type, r.predicate, plural(r.support, "paper"), "" if ring == 1 else f"via {r.via}"]
-            for r in rows
-        ]
-        lines += _columns(table, indent="  ")
+        header = ["concept", "type", "link", "papers"] + ([] if ring == 1 else ["via"])
+        table = [[r.label, r.type, r.predicate, str(r.support)] + ([] if ring == 1 else [r.via]) for r in rows]
+        lines += _columns(table, header=header, numbers=(3,), indent="  ")
     return "\n".join(lines) + "\n"
 
 
 def render_related(report: RelatedReport) -> str:
-    """One concept a line: label, type, score and the reason.
+    """The associated concepts, then the predicted links, each under column names: label, type, score
+    (named by its measure) and the reason.
 
     Examples
     --------
@@ -95,15 +96,22 @@ def render_related(report: RelatedReport) -> str:
     >>> print(render_related(RelatedReport((RelatedConcept(
     ...     "e:imagenet", "ImageNet", "Dataset", 0.0753, 7, 32, (), (), False,
     ...     "mentioned with CLIP in 7 of its 32 papers (jaccard)"),))), end="")
-    ImageNet  Dataset  0.0753  mentioned with CLIP in 7 of its 32 papers (jaccard)
+    concept   type     jaccard  why
+    ImageNet  Dataset   0.0753  mentioned with CLIP in 7 of its 32 papers (jaccard)
     """
     if not report.related:
         return "no related concepts\n"
-    return "\n".join(_columns([[r.label, r.type, f"{r.score:.4f}", r.reason] for r in report.related])) + "\n"
+    sections = []
+    for predicted, title, score in ((False, "concept", report.measure), (True, "not linked yet", "Adamic-Adar")):
+        rows = [[r.label, r.type, f"{r.score:.4f}", r.reason] for r in report.related if r.predicted == predicted]
+        if rows:
+            sections.append("\n".join(_columns(rows, header=[title, "type", score, "why"], numbers=(2,))))
+    return "\n\n".join(sections) + "\n"
 
 
 def render_central(report: CentralReport) -> str:
-    """Per type, the concepts ranked, with their score and number of papers.
+    """Per type, the concepts ranked, under column names: the score (named by its measure) and the number
+    of papers.
 
     Examples
     --------
@@ -112,17 +120,16 @@ def render_central(report: CentralReport) -> str:
     ...     CentralConcept("e:ft", "fine-tuning", "Method", 612, 97),))), end="")
     Most central concepts by degree
     <BLANKLINE>
-    Method
-       1. fine-tuning  612  97 papers
+    Method             degree  papers
+       1. fine-tuning     612      97
     """
     lines = [f"Most central concepts by {report.by}"]
     by_type: dict[str, list[CentralConcept]] = {}
     for concept in report.central:
         by_type.setdefault(concept.type, []).append(concept)
     for kind, rows in by_type.items():
-        lines += ["", kind]
-        table = [[f"{rank:>2}. {r.label}", str(r.score), plural(r.papers, "paper")] for rank, r in enumerate(rows, 1)]
-        lines += _columns(table, indent="  ")
+        table = [[f"{rank:>4}. {r.label}", str(r.score), str(r.papers)] for rank, r in enumerate(rows, 1)]
+        lines += ["", *_columns(table, header=[kind, report.by, "papers"], numbers=(1, 2))]
     if not by_type:
         lines.append("no concepts")
     return "\n".join(lines) + "\n"
@@ -213,11 +220,27 @@ def _compact(iri: str) -> str:
     return f"{best}:{iri[len(PREFIXES[best]) :]}" if best else iri
 
 
-def _columns(rows: list[list[str]], *, indent: str = "") -> list[str]:
-    """Left-aligned columns two spaces apart; the last column is not padded."""
+def _columns(
+    rows: list[list[str]], *, header: list[str] | None = None, numbers: tuple[int, ...] = (), indent: str = ""
+) -> list[str]:
+    """Columns two spaces apart under an optional ``header`` line of column names; the columns whose
+    indices are in ``numbers`` are right-aligned, the others left-aligned, and the last is not padded.
+
+    Examples
+    --------
+    >>> print("\\n".join(_columns([["CLIP", "12", "a"], ["LoRA", "3", "b"]], header=["concept", "papers", "note"],
+    ...                            numbers=(1,))))
+    concept  papers  note
+    CLIP         12  a
+    LoRA          3  b
+    """
     if not rows:
         return []
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return [
-        (indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]).rstrip() for row in rows
-    ]
+    table = ([header] if header else []) + rows
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+
+    def line(row: list[str]) -> str:
+        cells = [cell.rjust(w) if i in numbers else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        return (indent + "  ".join(cells)).rstrip()  # the last column is not padded
+
+    return [line(row) for row in table]

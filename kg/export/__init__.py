@@ -4,14 +4,35 @@ RDF formats are written by Oxigraph's serialisers straight from the store, strea
 so exports scale with the store rather than with memory. ``graphml``, ``gexf`` and ``csv``
 write the projection (:mod:`kg.explore.projection`: entities and papers as nodes, paper links and
 relations as edges with predicate, support and evidence) for Gephi, Cytoscape and pandas.
+
+Writing to a file, :func:`export_target` picks the format from the file's suffix (``.ttl``,
+``.nt``, ``.json`` for JSON-LD, ...) unless one is named; a further ``.gz`` compresses whatever
+format it follows (``graph.nt.gz``). A suffix that names no format is refused, rather than
+guessed.
+
+Examples
+--------
+>>> target = export_target("graph.nt.gz")
+>>> target.exporter.name, target.compressed
+('nt', True)
+>>> export_target("graph.json").exporter.name
+'jsonld'
+>>> export_target("graph.parquet")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+kg.errors.UsageError: cannot tell the export format of 'graph.parquet' from its suffix: use .ttl, .nt, ...
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePath
 from typing import IO, TYPE_CHECKING
 
 from kg.errors import UsageError
@@ -23,11 +44,17 @@ if TYPE_CHECKING:
 
 
 class Exporter(ABC):
-    """Writes a store to a binary stream in one format."""
+    """Writes a store to a binary stream in one format; ``suffixes`` are the file suffixes that
+    name the format, the usual one first."""
 
     name: str
-    suffix: str
+    suffixes: tuple[str, ...]
     description: str
+
+    @property
+    def suffix(self) -> str:
+        """The usual file suffix of the format."""
+        return self.suffixes[0]
 
     @abstractmethod
     def write(self, store: Store, stream: IO[bytes]) -> None:
@@ -37,8 +64,8 @@ class Exporter(ABC):
 class RdfExporter(Exporter):
     """One of Oxigraph's RDF serialisations, dumped straight from the store."""
 
-    def __init__(self, name: str, suffix: str, format_name: str, description: str) -> None:
-        self.name, self.suffix, self.format_name, self.description = name, suffix, format_name, description
+    def __init__(self, name: str, suffixes: tuple[str, ...], format_name: str, description: str) -> None:
+        self.name, self.suffixes, self.format_name, self.description = name, suffixes, format_name, description
 
     def write(self, store: Store, stream: IO[bytes]) -> None:
         import pyoxigraph as ox
@@ -52,9 +79,13 @@ class ProjectionExporter(Exporter):
     """The projection of the store (cached beside it), written by a function of the projection."""
 
     def __init__(
-        self, name: str, suffix: str, description: str, write_projection: Callable[[Projection, IO[bytes]], None]
+        self,
+        name: str,
+        suffixes: tuple[str, ...],
+        description: str,
+        write_projection: Callable[[Projection, IO[bytes]], None],
     ) -> None:
-        self.name, self.suffix, self.description = name, suffix, description
+        self.name, self.suffixes, self.description = name, suffixes, description
         self._write_projection = write_projection
 
     def write(self, store: Store, stream: IO[bytes]) -> None:
@@ -148,17 +179,20 @@ def register(exporter: Exporter) -> Exporter:
 
 
 for _args in (
-    ("ttl", ".ttl", "TURTLE", "Turtle"),
-    ("nt", ".nt", "N_TRIPLES", "N-Triples, one triple a line (what bulk loaders like best)"),
-    ("nq", ".nq", "N_QUADS", "N-Quads"),
-    ("trig", ".trig", "TRIG", "TriG"),
-    ("jsonld", ".jsonld", "JSON_LD", "JSON-LD"),
-    ("xml", ".rdf", "RDF_XML", "RDF/XML"),
+    ("ttl", (".ttl",), "TURTLE", "Turtle"),
+    ("nt", (".nt",), "N_TRIPLES", "N-Triples, one triple a line (what bulk loaders like best)"),
+    ("nq", (".nq",), "N_QUADS", "N-Quads"),
+    ("trig", (".trig",), "TRIG", "TriG"),
+    ("jsonld", (".jsonld", ".json"), "JSON_LD", "JSON-LD"),
+    ("xml", (".rdf", ".xml"), "RDF_XML", "RDF/XML"),
 ):
     register(RdfExporter(*_args))
-register(ProjectionExporter("graphml", ".graphml", "GraphML of the projection (Gephi, Cytoscape)", write_graphml))
-register(ProjectionExporter("gexf", ".gexf", "GEXF of the projection (Gephi)", write_gexf))
-register(ProjectionExporter("csv", ".csv", "the projection's edges, one a row (pandas)", write_csv))
+register(ProjectionExporter("graphml", (".graphml",), "GraphML of the projection (Gephi, Cytoscape)", write_graphml))
+register(ProjectionExporter("gexf", (".gexf",), "GEXF of the projection (Gephi)", write_gexf))
+register(ProjectionExporter("csv", (".csv",), "the projection's edges, one a row (pandas)", write_csv))
+
+COMPRESSED = ".gz"
+"""The suffix, after a format's, of a gzip-compressed export."""
 
 
 def get_exporter(name: str) -> Exporter:
@@ -177,3 +211,44 @@ def get_exporter(name: str) -> Exporter:
         return EXPORTERS[name]
     except KeyError:
         raise UsageError(f"unknown export format {name!r}; choose one of: {', '.join(EXPORTERS)}") from None
+
+
+@dataclass(frozen=True)
+class ExportTarget:
+    """How to write an export file: in which format, and whether gzip-compressed."""
+
+    exporter: Exporter
+    compressed: bool = False
+
+    def write(self, store: Store, stream: IO[bytes]) -> None:
+        """Serialise ``store`` to ``stream``, through gzip if :attr:`compressed`."""
+        if not self.compressed:
+            self.exporter.write(store, stream)
+            return
+        # No name and no time in the gzip header: the same graph gives the same bytes.
+        with gzip.GzipFile(filename="", mode="wb", fileobj=stream, mtime=0) as packed:
+            self.exporter.write(store, packed)  # type: ignore[arg-type]
+
+
+def export_target(path: str | os.PathLike[str], format: str | None = None) -> ExportTarget:
+    """How to export to the file ``path``: in ``format`` if given, else in the format its suffix names;
+    gzip-compressed when its name ends in ``.gz``.
+
+    Raises
+    ------
+    kg.errors.UsageError
+        For an unknown ``format``, or (without one) a suffix that names no format.
+    """
+    name = PurePath(path).name
+    compressed = name.lower().endswith(COMPRESSED)
+    if format is not None:
+        return ExportTarget(get_exporter(format.lower()), compressed)
+    inner = PurePath(name[: -len(COMPRESSED)] if compressed else name).suffix.lower()
+    for exporter in EXPORTERS.values():
+        if inner in exporter.suffixes:
+            return ExportTarget(exporter, compressed)
+    known = ", ".join(suffix for exporter in EXPORTERS.values() for suffix in exporter.suffixes)
+    raise UsageError(
+        f"cannot tell the export format of {str(path)!r} from its suffix: use {known}, each optionally "
+        f"followed by {COMPRESSED} to compress; or name the format ({', '.join(EXPORTERS)})"
+    )

@@ -7,6 +7,8 @@ r"""Query results: the one type every query or command returns, and the one form
 - :mod:`kg.query.terms`: rdflib terms to and from pyoxigraph terms and Python values.
 - :mod:`kg.query.table`: the table for people, and :func:`summary_line`.
 - :mod:`kg.query.formats`: :func:`render` in one of :data:`FORMATS`; the W3C formats by pyoxigraph.
+- :mod:`kg.query.sparql`: a light reading of SPARQL text: the operation a request is (updates are
+  refused), and the variables of a ``SELECT *`` in the order the query names them.
 
 Examples
 --------

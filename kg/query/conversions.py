@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kg.errors import UsageError, check_whole_number
 from kg.namespace import PREFIXES
+from kg.query.sparql import in_query_order
 from kg.query.terms import from_oxigraph, to_python
 
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
@@ -37,13 +38,19 @@ class Conversions:
 
     @classmethod
     def from_oxigraph(
-        cls: type[_Self], answer: pyoxigraph.QuerySolutions | pyoxigraph.QueryBoolean | pyoxigraph.QueryTriples
+        cls: type[_Self],
+        answer: pyoxigraph.QuerySolutions | pyoxigraph.QueryBoolean | pyoxigraph.QueryTriples,
+        *,
+        query: str | None = None,
     ) -> _Self:
         """Read a pyoxigraph query answer (``Store.query``) to its end.
 
         SELECT solutions keep the query's variables and their order, ASK gives its boolean,
         CONSTRUCT and DESCRIBE their triples in the order Oxigraph gives them. Terms become
         rdflib terms (:func:`kg.query.terms.from_oxigraph`). The caller sets :attr:`elapsed`.
+
+        Given the ``query`` text, the columns of a ``SELECT *`` follow the order in which it names
+        its variables (:func:`kg.query.sparql.in_query_order`), not Oxigraph's (sorted by name).
 
         Examples
         --------
@@ -57,16 +64,25 @@ class Conversions:
         True
         >>> Result.from_oxigraph(store.query("CONSTRUCT { <urn:a> <urn:b> 1 } WHERE {}")).count
         1
+        >>> star = "SELECT * WHERE { VALUES (?s ?p ?o) { (1 2 3) } }"
+        >>> Result.from_oxigraph(store.query(star)).columns, Result.from_oxigraph(store.query(star), query=star).columns
+        (('o', 'p', 's'), ('s', 'p', 'o'))
         """
         import pyoxigraph as ox
 
         if isinstance(answer, ox.QueryBoolean):
             return cls(kind="ask", boolean=bool(answer))
         if isinstance(answer, ox.QuerySolutions):
+            given = [v.value for v in answer.variables]
+            columns = given if query is None else in_query_order(given, query)
+            reordered = columns != given
             rows = []
             for solution in answer:
-                rows.append(tuple(from_oxigraph(value) for value in solution))
-            return cls(columns=tuple(v.value for v in answer.variables), rows=rows, kind="select")
+                if not reordered:
+                    rows.append(tuple(from_oxigraph(value) for value in solution))
+                else:  # a solution is indexed by variable name too
+                    rows.append(tuple(from_oxigraph(solution[name]) for name in columns))
+            return cls(columns=tuple(columns), rows=rows, kind="select")
         triples = []
         for triple in answer:
             triples.append(
@@ -76,7 +92,12 @@ class Conversions:
 
     @classmethod
     def from_rdflib(
-        cls: type[_Self], result: RdflibResult, *, elapsed: float | None = None, limit: int | None = None
+        cls: type[_Self],
+        result: RdflibResult,
+        *,
+        elapsed: float | None = None,
+        limit: int | None = None,
+        query: str | None = None,
     ) -> _Self:
         """Convert an rdflib query result (SELECT, ASK, CONSTRUCT or DESCRIBE).
 
@@ -94,6 +115,9 @@ class Conversions:
         limit : int, optional
             Keep at most this many rows (or triples); if there were more, the result is
             marked :attr:`truncated`.
+        query : str, optional
+            The query's text: the columns of a ``SELECT *`` then follow the order in which it
+            names its variables, whatever order the store gave.
 
         Returns
         -------
@@ -134,6 +158,9 @@ class Conversions:
             return cls.from_triples(graph if graph is not None else (), elapsed=elapsed, limit=limit)
         if kind == "SELECT":
             variables = list(result.vars or ())
+            if query is not None:
+                by_name = {str(v): v for v in variables}
+                variables = [by_name[name] for name in in_query_order(list(by_name), query)]
             bindings = result.bindings
             # Only one row past the limit is read: enough to know the result was cut.
             keep = len(bindings) if limit is None else check_whole_number("limit", limit, minimum=0) + 1

@@ -79,7 +79,12 @@ _LINE_END = {"csv": "\r\n"}  # and "\n" for the others
 
 
 def render(
-    result: Result, fmt: str = "table", *, prefixes: Mapping[str, str] | None = PREFIXES, max_width: int | None = None
+    result: Result,
+    fmt: str = "table",
+    *,
+    prefixes: Mapping[str, str] | None = PREFIXES,
+    max_width: int | None = None,
+    width: int | None = None,
 ) -> str:
     """Render a result as text in one of :data:`FORMATS`.
 
@@ -97,6 +102,9 @@ def render(
     max_width : int, optional
         ``table`` only: the widest a cell may be, in terminal columns; longer values are
         cut and end in ``…``.
+    width : int, optional
+        ``table`` only: the terminal's width, which rows are fitted to by cutting the widest
+        cells (see :func:`kg.query.table.render_table`).
 
     Returns
     -------
@@ -137,7 +145,7 @@ def render(
         text = result.message or ""
         return text if not text or text.endswith("\n") else text + "\n"
     if key == "table":
-        return render_table(result, prefixes=prefixes, max_width=max_width)
+        return render_table(result, prefixes=prefixes, max_width=max_width, width=width)
     output = io.BytesIO()
     _oxigraph_answer(result, xml=key == "xml").serialize(output, _oxigraph_format(key))
     text = output.getvalue().decode("utf-8")

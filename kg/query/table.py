@@ -9,8 +9,9 @@ language or datatype; unbound values are empty; a column whose values are all nu
 right-aligned. Line breaks in a value are shown as ``↵``, tabs as a space and other control
 characters as ``\xNN``, so that a row stays on one line. With ``max_width`` a cell wider than
 that many terminal columns is cut and ends in ``…`` (widths from ``wcwidth`` when installed,
-else ``len``). An empty result prints its header followed by ``(no rows)`` (``(no triples)``
-for a graph). ASK prints ``true`` or ``false``.
+else ``len``); with ``width`` (a terminal's) the widest cells are cut just enough for rows to
+fit it, though never below :data:`MIN_CELL` columns. An empty result prints its header followed
+by ``(no rows)`` (``(no triples)`` for a graph). ASK prints ``true`` or ``false``.
 
 :func:`summary_line` gives the footer ("3 rows in 0.012 s") that the shell and the command
 line print after a result, in the manner of pgcli and litecli.
@@ -45,7 +46,10 @@ from rdflib.term import BNode, Literal, URIRef
 from kg.namespace import PREFIXES
 from kg.query.result import Result
 
-__all__ = ["render_table", "summary_line"]
+__all__ = ["MIN_CELL", "render_table", "summary_line"]
+
+MIN_CELL = 12
+"""The narrowest a cell is cut to when a table is fitted to a terminal's width."""
 
 _NUMERIC_DATATYPES = frozenset(
     str(rdfns.XSD[name])
@@ -70,7 +74,13 @@ _NUMERIC_DATATYPES = frozenset(
 )
 
 
-def render_table(result: Result, *, prefixes: Mapping[str, str] | None = PREFIXES, max_width: int | None = None) -> str:
+def render_table(
+    result: Result,
+    *,
+    prefixes: Mapping[str, str] | None = PREFIXES,
+    max_width: int | None = None,
+    width: int | None = None,
+) -> str:
     """The table of a SELECT or graph result, or the answer of an ASK, ending with a line break.
 
     Parameters
@@ -82,6 +92,9 @@ def render_table(result: Result, *, prefixes: Mapping[str, str] | None = PREFIXE
         shows every IRI in full.
     max_width : int, optional
         The widest a cell may be, in terminal columns (at least 1).
+    width : int, optional
+        The terminal's width: when rows are wider, the widest cells are cut (to no less than
+        :data:`MIN_CELL` columns, nor more than ``max_width``) so that they fit where they can.
 
     Raises
     ------
@@ -107,6 +120,11 @@ def render_table(result: Result, *, prefixes: Mapping[str, str] | None = PREFIXE
     ------------+---------+------------
      _:b0       | kg:name | café, "au…
      <http://e… | kg:year |
+    >>> wide = Result.from_rows(["id", "abstract"], [(1, "We study robust overfitting in adversarial training.")])
+    >>> print(render_table(wide, width=36), end="")
+     id | abstract
+    ----+-------------------------------
+      1 | We study robust overfitting …
     >>> print(render_table(Result.from_rows(["x"], [])), end="")
      x
     ---
@@ -118,7 +136,22 @@ def render_table(result: Result, *, prefixes: Mapping[str, str] | None = PREFIXE
         return ("true" if result.boolean else "false") + "\n"
     columns, rows = result.tabular()
     empty = "(no triples)" if result.kind == "graph" else "(no rows)"
-    return _table(columns, rows, prefixes, max_width, empty)
+    text = _table(columns, rows, prefixes, max_width, empty)
+    widest = _widest_line(text)
+    if width is None or widest <= width:
+        return text
+    low, high = MIN_CELL, widest if max_width is None else min(widest, max_width)
+    while low < high:  # the widest cell width at which the table still fits
+        middle = (low + high + 1) // 2
+        if _widest_line(_table(columns, rows, prefixes, middle, empty)) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return _table(columns, rows, prefixes, low, empty)
+
+
+def _widest_line(text: str) -> int:
+    return max((_width(line) for line in text.splitlines()), default=0)
 
 
 def summary_line(result: Result) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, ClassVar
 
-from kg.errors import StoreError
+from kg.errors import StoreError, StoreNotFoundError, UpdateRefusedError
 
 if TYPE_CHECKING:
     from rdflib import Graph
@@ -126,6 +126,24 @@ def open_store(
     return BACKENDS["embedded"](location or default_store_path(), create=create, write=write)
 
 
+def refuse_update(sparql: str) -> None:
+    """Raise :class:`UpdateRefusedError` if ``sparql`` is a SPARQL update rather than a query.
+
+    Examples
+    --------
+    >>> refuse_update("SELECT * WHERE { ?s ?p ?o }")
+    >>> refuse_update("DELETE WHERE { ?s ?p ?o }")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kg.errors.UpdateRefusedError: DELETE WHERE is a SPARQL update, and updates are not accepted: ...
+    """
+    from kg.query.sparql import UPDATE_OPERATIONS, operation
+
+    found = operation(sparql)
+    if found is not None and found.split()[0] in UPDATE_OPERATIONS:
+        raise UpdateRefusedError(found)
+
+
 def prepare_directory(path: Path, *, create: bool) -> None:
     """Check the marker of the store directory ``path``, or make a new store there if ``create``."""
     marker = path / MARKER
@@ -138,9 +156,9 @@ def prepare_directory(path: Path, *, create: bool) -> None:
             raise StoreError(f"{path}: store format {version}, this kg reads format {FORMAT_VERSION}; rebuild it")
         return
     if not create:
-        raise StoreError(f"{path}: no graph store here; run `kg build SOURCE --store {path}` first")
+        raise StoreNotFoundError(f"{path}: no graph store here; run `kg build SOURCE --store {path}` first")
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise StoreError(f"{path}: exists and is not a kg store; choose an empty or new directory")
+        raise StoreNotFoundError(f"{path}: exists and is not a kg store; choose an empty or new directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
         marker.write_text(json.dumps({"format": FORMAT_VERSION}) + "\n")

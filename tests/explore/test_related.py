@@ -91,3 +91,34 @@ def test_seeds_related_central_and_communities(seeds_store: Path) -> None:
     assert ("accuracy", "Metric") in {(r["label"], r["type"]) for r in central}
     communities = report(seeds_store, "communities")["communities"]
     assert len(communities) == 10 and communities[0]["size"] >= communities[-1]["size"] >= 3
+
+
+# --- the text reports name their columns -----------------------------------------------------------
+
+
+def text(store: Path, *args: str) -> list[str]:
+    done = run_kg(*args, "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_central_text_names_the_score_and_the_papers(relations_store: Path) -> None:
+    lines = text(relations_store, "central", "--type", "Method", "--by", "pagerank")
+    assert lines[2].split() == ["Method", "pagerank", "papers"]
+    first = lines[3].split()
+    assert first[:2] == ["1.", "CLIP"] and first[-1] == "3"  # three papers mention CLIP
+    assert len(lines[3]) == len(lines[2])  # numbers are right-aligned under their names
+
+
+def test_related_text_names_the_measure(relations_store: Path) -> None:
+    lines = text(relations_store, "related", "CLIP", "--measure", "npmi")
+    assert lines[0].split() == ["concept", "type", "npmi", "why"]
+    assert ["not", "linked", "yet", "type", "Adamic-Adar", "why"] in [line.split() for line in lines]
+
+
+def test_neighbors_text_names_its_columns(relations_store: Path) -> None:
+    lines = text(relations_store, "neighbors", "CLIP", "--hops", "2")
+    assert lines[3].split() == ["concept", "type", "link", "papers"]
+    assert ["concept", "type", "link", "papers", "via"] in [line.split() for line in lines]
+    row = next(line.split() for line in lines if line.split()[:3] == ["zero-shot", "classification", "Task"])
+    assert row[3:] == ["usedFor", "2"]

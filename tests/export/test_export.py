@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
 from pathlib import Path
@@ -91,3 +92,43 @@ def test_csv_export_is_an_edge_table_for_pandas(relations_store: Path) -> None:
         "goal misgeneralization",
         "Phenomenon",
     )
+
+
+# --- the file name's suffix ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["graph.parquet", "graph.gz", "graph"])
+def test_a_suffix_that_names_no_format_is_refused(small_store: Path, tmp_path: Path, name: str) -> None:
+    out = tmp_path / name
+    done = run_kg("export", "-o", str(out), "--store", str(small_store))
+    assert done.returncode == 2, done.stderr
+    message = done.stderr.strip()
+    assert message.startswith(f"kg: error: cannot tell the export format of '{out}'") and "\n" not in message
+    assert all(known in message for known in (".ttl", ".nt", ".json", ".gz", "jsonld", "graphml"))
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name,rdflib_format", [("g.nt.gz", "nt"), ("g.ttl.gz", "turtle"), ("g.rdf.gz", "xml")])
+def test_gz_compresses_any_rdf_format(small_store: Path, tmp_path: Path, name: str, rdflib_format: str) -> None:
+    out = tmp_path / name
+    done = run_kg("export", "-o", str(out), "--store", str(small_store))
+    assert done.returncode == 0, done.stderr
+    expected = Graph().parse(data="\n".join(sorted_ntriples(small_store)), format="nt")
+    assert set(Graph().parse(data=gzip.decompress(out.read_bytes()), format=rdflib_format)) == set(expected)
+    again = tmp_path / f"again-{name}"
+    assert run_kg("export", "-o", str(again), "--store", str(small_store)).returncode == 0
+    assert again.read_bytes() == out.read_bytes()  # no time or name in the gzip header
+
+
+def test_gz_after_a_named_format_and_a_graph_format(relations_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "edges.gz"
+    assert run_kg("export", "--format", "csv", "-o", str(out), "--store", str(relations_store)).returncode == 0
+    assert gzip.decompress(out.read_bytes()).decode().startswith("source,source_label,")
+
+
+def test_json_is_json_ld(small_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "graph.json"
+    done = run_kg("export", "-o", str(out), "--store", str(small_store))
+    assert done.returncode == 0, done.stderr
+    expected = Graph().parse(data="\n".join(sorted_ntriples(small_store)), format="nt")
+    assert set(Graph().parse(out, format="json-ld")) == set(expected)

@@ -9,6 +9,7 @@ the store ``kg build`` makes of the small corpus.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -583,6 +584,17 @@ class TestCommands:
             execute(session, f".export docx {tmp_path / 'g.docx'}")
         with pytest.raises(UsageError, match="no such directory"):
             execute(session, f".export nt {tmp_path / 'missing' / 'g.nt'}")
+
+    def test_export_follows_the_suffix_as_kg_export_does(self, session, tmp_path):
+        message = execute(session, f".export {tmp_path / 'graph.nt.gz'}").message
+        assert message.startswith(f"wrote {tmp_path / 'graph.nt.gz'} (nt, gzip, ")
+        assert (
+            f'<{clip()}> <{RDFS.label}> "CLIP" .' in gzip.decompress((tmp_path / "graph.nt.gz").read_bytes()).decode()
+        )
+        execute(session, f".export {tmp_path / 'graph.json'}")
+        assert json.loads((tmp_path / "graph.json").read_text())[0]["@id"]  # JSON-LD
+        with pytest.raises(UsageError, match="cannot tell the export format of .*: use .ttl, .nt"):
+            execute(session, f".export {tmp_path / 'graph.parquet'}")
 
     def test_quit(self, session):
         execute(session, ".exit")

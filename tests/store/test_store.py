@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
-from kg.errors import StoreError, UsageError
+from kg.errors import QueryError, StoreError, StoreNotFoundError, UpdateRefusedError, UsageError
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.store import BACKENDS, EmbeddedStore, EndpointStore, open_store, queries
 from kg.store.endpoint import with_values
@@ -68,12 +72,18 @@ def test_backends_are_looked_up_by_name(store_path: Path) -> None:
 
 
 def test_a_directory_that_is_not_a_store(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no graph store here"):
+    with pytest.raises(StoreNotFoundError, match="no graph store here") as missing:
         open_store(tmp_path / "none")
+    assert missing.value.exit_status == 2  # the user's mistake
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "file").write_text("x")
-    with pytest.raises(StoreError, match="not a kg store"):
+    with pytest.raises(StoreNotFoundError, match="not a kg store"):
         open_store(tmp_path / "full", create=True)
+    (tmp_path / "damaged").mkdir()
+    (tmp_path / "damaged" / "kg-store.json").write_text("{")
+    with pytest.raises(StoreError, match="damaged") as damaged:
+        open_store(tmp_path / "damaged")
+    assert damaged.value.exit_status == 1
 
 
 def test_every_query_runs(store) -> None:
@@ -126,3 +136,77 @@ def test_an_endpoint_binds_as_the_embedded_store_does(store, query, bindings) ->
     sent = with_values(query, bindings)
     assert "VALUES" in sent and store.query(sent).rows == store.query(query, bindings=bindings).rows
     assert store.query(query, bindings=bindings).rows
+
+
+# --- SELECT * in the query's order, updates refused, and what an endpoint's failures say ------------------
+
+
+def test_select_star_columns_follow_the_query(store) -> None:
+    result = store.query("SELECT * WHERE { ?paper kg:mentions ?entity . ?entity rdfs:label ?label }")
+    assert result.columns == ("paper", "entity", "label")
+    paper = str(paper_iri("p1"))
+    assert {(str(row[0]), str(row[2])) for row in result.rows} == {(paper, "CLIP"), (paper, "CIFAR-10")}
+    # Variables only a sub-query or a later clause names keep their place after the others.
+    nested = store.query("SELECT DISTINCT * { { SELECT ?z ?a WHERE { BIND(1 AS ?a) BIND(2 AS ?z) } } }")
+    assert nested.columns == ("z", "a")
+
+
+def test_an_update_is_refused_by_either_store(store) -> None:
+    for backend in (store, open_store(endpoint="http://127.0.0.1:9/sparql")):
+        with pytest.raises(UpdateRefusedError, match="INSERT DATA is a SPARQL update, and updates are not accepted"):
+            backend.query("# a comment\nINSERT DATA { <urn:a> <urn:b> 1 }")
+
+
+class _Answers(BaseHTTPRequestHandler):
+    """An endpoint that answers any SELECT with the variables in Oxigraph's order (sorted), and
+    anything else with HTTP 400 and a message."""
+
+    def do_GET(self) -> None:
+        query = parse_qs(urlparse(self.path).query).get("query", [""])[0]
+        if "SELECT" not in query:
+            self.send_response(400)
+            self.end_headers()
+            self.wfile.write(b"Parse error: expected SELECT\nmore detail")
+            return
+        body = json.dumps(
+            {
+                "head": {"vars": ["o", "p", "s"]},
+                "results": {
+                    "bindings": [{"s": {"type": "uri", "value": "urn:s"}, "o": {"type": "literal", "value": "1"}}]
+                },
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/sparql-results+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def answering_endpoint():
+    server = HTTPServer(("127.0.0.1", 0), _Answers)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/sparql"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_endpoint_answer_follows_the_query_and_its_refusal_is_quoted(answering_endpoint: str) -> None:
+    with open_store(endpoint=answering_endpoint) as remote:
+        result = remote.query("SELECT * WHERE { ?s ?p ?o }")
+        assert result.columns == ("s", "p", "o") and result.rows == [(URIRef("urn:s"), None, Literal("1"))]
+        with pytest.raises(QueryError) as refused:
+            remote.query("ASK {}")
+    assert (
+        str(refused.value)
+        == f"{answering_endpoint}: the endpoint answered HTTP 400 Bad Request: Parse error: expected SELECT"
+    )
+    with pytest.raises(QueryError, match=r"^cannot connect to http://127\.0\.0\.1:9/sparql: connection refused$"):
+        open_store(endpoint="http://127.0.0.1:9/sparql").query("ASK {}")
