@@ -13,7 +13,7 @@ from kg.errors import UsageError
 QUERY_FORMATS = ("table", "csv", "tsv", "json", "xml")
 
 
-@command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
+@command("query", "run a SPARQL query (prefixes kg:, paper:, entity:, rdf:, rdfs:, skos:, ... are declared)")
 def cmd_query(args: argparse.Namespace) -> int:
     from kg.query import render
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
+from kg.explore.lookup import notes_of
 from kg.explore.phrases import common_note, plural, relation_notes
 from kg.explore.projection import Projection
 
@@ -56,9 +57,11 @@ class RelatedConcept:
 
 @dataclass(frozen=True)
 class RelatedReport:
-    """The concepts associated with one, best first, then the predicted links."""
+    """The concepts associated with one, best first, then the predicted links; ``notes`` say which
+    entity an ambiguous name was taken for (not part of the JSON)."""
 
     related: tuple[RelatedConcept, ...]
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {"related": [concept.to_json() for concept in self.related]}
@@ -127,7 +130,8 @@ def related_report(
     """
     from kg.explore.related import associated_concepts, predicted_links
 
-    center = graph.resolve(name)
+    choice = graph.lookup(name)
+    center = choice.iri
     label = graph.label(center)
     related = []
     for found in associated_concepts(graph, center, measure=measure, types=types, limit=limit):
@@ -163,7 +167,7 @@ def related_report(
                     reason=f"not linked to {label} yet; {common_note(common)} (Adamic-Adar)",
                 )
             )
-    return RelatedReport(tuple(related))
+    return RelatedReport(tuple(related), notes_of(choice))
 
 
 def central_report(
