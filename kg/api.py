@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from rdflib import Graph
 
     from kg.build.builder import BuildReport
+    from kg.explore.lookup import NameChoice
     from kg.explore.stats import Stats
     from kg.query.result import Result
 
@@ -81,12 +83,14 @@ class KnowledgeGraph:
     ) -> dict:
         """The shortest paths between two concepts, as ``kg path --format json`` gives them.
 
-        The same report as :func:`kg.explore.reports.path_report`, as plain data.
+        The same report as :func:`kg.explore.reports.path_report`, as plain data. Names are
+        resolved as every command resolves them (:meth:`lookup`); an ambiguous one gives a
+        ``UserWarning`` saying which entity was taken.
         """
         from kg.explore.projection import load_projection
         from kg.explore.reports import path_report
 
-        return path_report(
+        report = path_report(
             load_projection(self.store),
             self.store,
             source,
@@ -95,7 +99,23 @@ class KnowledgeGraph:
             limit=limit,
             via=via,
             through_papers=through_papers,
-        ).to_json()
+        )
+        for note in report.notes:
+            warnings.warn(note, stacklevel=2)
+        return report.to_json()
+
+    def lookup(self, name: str) -> NameChoice:
+        """The entity ``name`` names (an IRI, a label, an alias or a folded form of one), by the rule
+        every command follows (:mod:`kg.explore.lookup`), with the others it could name."""
+        from kg.explore.lookup import LabelIndex
+
+        return LabelIndex.from_store(self.store).lookup(name)
+
+    def paper(self, name: str) -> dict:
+        """A paper, named by ``paper:ID``, its id or the start of its id, as ``kg paper --format json`` gives it."""
+        from kg.explore.reports import paper_report
+
+        return paper_report(self.store, name).to_json()
 
     def stats(self) -> Stats:
         from kg.explore.stats import collect_stats

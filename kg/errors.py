@@ -138,6 +138,38 @@ class EntityNotFoundError(KGError):
         super().__init__(f"no entity named {name!r}{hint}")
 
 
+class PaperNotFoundError(KGError):
+    """A paper named on the command line (by IRI, id or the start of its id) is not in the graph,
+    or the start of an id given begins several (``matches``, more of them when ``more``).
+
+    Examples
+    --------
+    >>> str(PaperNotFoundError("b4b8x0"))
+    "no paper named 'b4b8x0'"
+    >>> str(PaperNotFoundError("b4b", reason="give 6 characters or more of an id"))
+    "no paper named 'b4b': give 6 characters or more of an id"
+    >>> str(PaperNotFoundError("b4b800", matches=["b4b800aa", "b4b800bb"]))
+    "'b4b800' begins the ids of 2 papers (b4b800aa, b4b800bb): give more of it"
+    >>> str(PaperNotFoundError("b4", matches=["b4a", "b4b", "b4c", "b4d"], more=True))
+    "'b4' begins the ids of more than 4 papers (b4a, b4b, b4c, ...): give more of it"
+    """
+
+    exit_status = 2
+    SHOWN = 3
+
+    def __init__(
+        self, name: str, *, matches: list[str] | tuple[str, ...] = (), more: bool = False, reason: str = ""
+    ) -> None:
+        self.name = name
+        self.matches = tuple(matches)
+        if len(self.matches) > 1:
+            count = f"more than {len(self.matches)}" if more else str(len(self.matches))
+            shown = ", ".join(self.matches[: self.SHOWN]) + (", ..." if len(self.matches) > self.SHOWN else "")
+            super().__init__(f"{name!r} begins the ids of {count} papers ({shown}): give more of it")
+        else:
+            super().__init__(f"no paper named {name!r}" + (f": {reason}" if reason else ""))
+
+
 class UnknownPredicateError(UsageError):
     """A kind of link (``--via``) that the graph does not have.
 

@@ -141,6 +141,7 @@ def run_statement(session: Session, console: Console, statement: Statement, *, c
         0; the error's exit status (a :class:`kg.errors.KGError`, or 1 for a bug, whose
         traceback is shown); or 130 if interrupted.
     """
+    session.notes.clear()
     try:
         call = lambda: execute(session, statement)  # noqa: E731
         result = run_cancellable(call) if cancellable else call()
@@ -148,13 +149,22 @@ def run_statement(session: Session, console: Console, statement: Statement, *, c
         console.note("cancelled")
         return CANCELLED
     except KGError as err:
+        _show_notes(session, console)
         console.error(err, statement)
         return err.exit_status
     except Exception:  # a bug, not the user's mistake: say so, and keep the shell running
         console.note("internal error (please report it):\n" + traceback.format_exc().rstrip())
         return 1
+    _show_notes(session, console)
     console.show(result, session)
     return 0
+
+
+def _show_notes(session: Session, console: Console) -> None:
+    """The statement's notes (which entity an ambiguous name was taken for), before its result."""
+    for note in session.notes:
+        console.note(f"note: {note}")
+    session.notes.clear()
 
 
 def run_cancellable(call: Callable[[], T]) -> T:

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kg.errors import EntityNotFoundError, UsageError
+from kg.errors import UsageError
 from kg.files import write_atomically
 
 if TYPE_CHECKING:
@@ -69,25 +69,6 @@ def history_path() -> Path:
 def queries_path() -> Path:
     """The JSON file of saved queries (``.save NAME`` / ``.run NAME``)."""
     return data_dir() / "queries.json"
-
-
-def _labels_starting(labels: Iterable[str], name: str, limit: int = 3) -> list[str]:
-    """Labels that begin with ``name`` or have a word that does (for "did you mean").
-
-    Examples
-    --------
-    >>> _labels_starting(["goal misgeneralization", "CLIP", "misgeneralization"], "misgen")
-    ['misgeneralization', 'goal misgeneralization']
-    """
-    key = " ".join(name.lower().split())
-    starts, words = [], []
-    for label in dict.fromkeys(labels):
-        folded = label.lower()
-        if folded.startswith(key):
-            starts.append(label)
-        elif f" {key}" in f" {folded.replace('-', ' ')}":
-            words.append(label)
-    return sorted(starts, key=len)[:limit] + sorted(words, key=len)[: max(0, limit - len(starts))]
 
 
 class SavedQueries:
@@ -161,6 +142,9 @@ class Session:
         False once ``.quit`` ran.
     cache : dict
         Derived data, computed once per session (see :meth:`cached`).
+    notes : list of str
+        What the statement running has to tell beside its result (which entity an ambiguous
+        name was taken for); the shell shows them and empties the list after each statement.
     """
 
     store: Store
@@ -172,6 +156,7 @@ class Session:
     last_query: str | None = None
     running: bool = True
     cache: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def cached(self, key: str, compute: Callable[[], T]) -> T:
         """``compute()`` once per session, under ``key``.
@@ -193,7 +178,9 @@ class Session:
         return self.cached("labels", lambda: LabelIndex.from_store(self.store))
 
     def resolve(self, name: str) -> str:
-        """The IRI of the entity called ``name`` (label, alias, prefixed name or IRI).
+        """The IRI of the entity called ``name`` (label, alias, prefixed name or IRI), by the one
+        lookup of :meth:`kg.explore.lookup.LabelIndex.lookup`; when the name was ambiguous, a note
+        says which entity was taken (:attr:`notes`).
 
         Raises
         ------
@@ -203,13 +190,13 @@ class Session:
         name = name.strip()
         if not name:
             raise UsageError("name an entity (a label, an alias or an IRI)")
-        labels = self.labels()
-        try:
-            return labels.resolve(name)
-        except EntityNotFoundError as err:
-            if err.suggestions:
-                raise
-            raise EntityNotFoundError(name, suggestions=_labels_starting(labels.labels.values(), name)) from None
+        choice = self.labels().lookup(name)
+        self.note(choice.note())
+        return choice.iri
+
+    def note(self, *notes: str | None) -> None:
+        """Keep ``notes`` (None for nothing to say) to show beside the statement's result."""
+        self.notes.extend(note for note in notes if note)
 
     def projection(self) -> Projection:
         """The store's :class:`kg.explore.projection.Projection` for the path algorithms, loaded once.

@@ -212,3 +212,42 @@ def write_relations_store(path: Path) -> Path:
 def relations_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The graph above in a store; read-only for the tests (copy it to change it)."""
     return write_relations_store(tmp_path_factory.mktemp("relations") / "store")
+
+
+# --- two entities that compete for a name ---------------------------------------------------
+# "Scaling Law" is the label of neural-scaling-laws (3 papers) and, folded, of scaling-law (1 paper):
+# the label as written names the first; "scaling law" folds to both, and the one with more papers wins.
+# "transformers" is an alias of vision-transformer (1 paper) and, folded, the label of transformer
+# (3 papers): an alias beats a folded form, whatever the papers.
+
+COMPETING = {  # key: (label, type, aliases, papers)
+    "neural-scaling-laws": ("Scaling Law", "Phenomenon", ["neural scaling laws"], ["q1", "q2", "q3"]),
+    "scaling-law": ("scaling-law", "Phenomenon", [], ["q4"]),
+    "transformer": ("Transformer", "Method", [], ["q1", "q2", "q4"]),
+    "vision-transformer": ("vision transformer", "Method", ["transformers"], ["q3"]),
+    "llm": ("large language model", "Method", [], ["q1", "q2", "q3", "q4"]),
+}
+
+
+def write_competing_store(path: Path) -> Path:
+    triples: list[tuple] = []
+    for key, (label, kind, aliases, papers) in COMPETING.items():
+        node = entity(key)
+        triples += [(node, RDF.type, KG[kind]), (node, RDFS.label, Literal(label))]
+        triples += [(node, SKOS.altLabel, Literal(alias)) for alias in aliases]
+        for paper in papers:
+            triples += [
+                (paper_iri(paper), RDF.type, KG.Paper),
+                (paper_iri(paper), DCTERMS.identifier, Literal(paper)),
+                (paper_iri(paper), DCTERMS.abstract, Literal(f"Abstract {paper}.")),
+                (paper_iri(paper), KG.mentions, node),
+            ]
+    with open_store(path, create=True) as store:
+        store.write(triples)
+    return path
+
+
+@pytest.fixture(scope="session")
+def competing_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The graph above in a store; read-only for the tests."""
+    return write_competing_store(tmp_path_factory.mktemp("competing") / "store")

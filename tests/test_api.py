@@ -64,3 +64,16 @@ def test_query_command_does_not_import_spacy(small_store: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code, str(small_store)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_names_and_papers_through_the_api(competing_store: Path) -> None:
+    import warnings
+
+    with kg.open(competing_store) as graph:
+        choice = graph.lookup("scaling law")
+        assert (choice.chosen.label, [other.label for other in choice.others]) == ("Scaling Law", ["scaling-law"])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert graph.path("scaling law", "large language model")["source"] == "Scaling Law"
+        assert [str(w.message) for w in caught] == [choice.note()]
+        assert graph.paper("paper:q4")["mentions"][0]["label"] == "large language model"

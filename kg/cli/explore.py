@@ -1,32 +1,53 @@
-"""`kg describe`, and exploring connections: `kg path`, `neighbors`, `related`, `central`,
-`communities` and `viz` (kg.explore's reports, printed as text or JSON)."""
+"""`kg describe` and `kg paper`, and exploring connections: `kg path`, `neighbors`, `related`, `central`,
+`communities` and `viz` (kg.explore's reports, printed as text or JSON).
+
+A name is resolved by the one lookup (:mod:`kg.explore.lookup`); when it was ambiguous, the
+report's notes say on stderr which entity was taken."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from kg.cli.common import _count, _open_for_reading, _positive_int, _write_text, add_format_option, command, options
 
 
-@command("describe", "an entity: type, aliases, papers, and its relations with support and evidence")
+@command("describe", "an entity: type, aliases, papers, and its relations with support and evidence (or a paper)")
 def cmd_describe(args: argparse.Namespace) -> int:
+    from kg.explore.describe import Description
     from kg.explore.reports import describe_report
-    from kg.explore.text import render_description
+    from kg.explore.text import render_description, render_paper
 
     with _open_for_reading(args) as store:
-        description = describe_report(store, args.entity)
-    _write_report(description, render_description, args.format)
+        report = describe_report(store, args.entity)
+    _write_report(report, render_description if isinstance(report, Description) else render_paper, args.format)
     return 0
 
 
 @options("describe", parents=("reading",))
 def _describe_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("entity", metavar="X", help="a label, alias or IRI")
+    parser.add_argument("entity", metavar="X", help="a label, alias or IRI; or a paper (paper:ID, its id)")
+    add_format_option(parser)
+
+
+@command("paper", "a paper: title, abstract, sources, the entities it proposes and mentions, its relations")
+def cmd_paper(args: argparse.Namespace) -> int:
+    from kg.explore.reports import paper_report
+    from kg.explore.text import render_paper
+
+    with _open_for_reading(args) as store:
+        report = paper_report(store, args.paper)
+    _write_report(report, render_paper, args.format)
+    return 0
+
+
+@options("paper", parents=("reading",))
+def _paper_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paper", metavar="ID", help="paper:ID, the paper's id or IRI, or the start of its id")
     add_format_option(parser)
 
 
@@ -115,14 +136,18 @@ def cmd_communities(args: argparse.Namespace) -> int:
 
 @command("viz", "write an interactive HTML view of a concept's neighbourhood")
 def cmd_viz(args: argparse.Namespace) -> int:
+    from kg.explore.lookup import notes_of
     from kg.explore.viz import neighbors_view, render_html
     from kg.export import write_atomically
 
     with _open_for_reading(args) as store:
+        graph = _projection(store)
+        choice = graph.lookup(args.concept)
+        _write_notes(notes_of(choice))
         view = neighbors_view(
-            _projection(store),
+            graph,
             store,
-            args.concept,
+            choice.iri,
             hops=args.hops,
             limit=args.limit,
             via=_names(args.via),
@@ -152,10 +177,16 @@ def _names(values: list[str] | None) -> list[str] | None:
 
 
 def _write_report(report: Any, render_text: Callable[[Any], str], output_format: str) -> None:
-    """``report.to_json()`` as JSON, or ``render_text(report)``."""
+    """The report's notes on stderr, then ``report.to_json()`` as JSON, or ``render_text(report)``."""
+    _write_notes(getattr(report, "notes", ()))
     _write_text(
         json.dumps(report.to_json(), ensure_ascii=False, indent=2) if output_format == "json" else render_text(report)
     )
+
+
+def _write_notes(notes: Iterable[str]) -> None:
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
 
 
 # --- their options -----------------------------------------------------------------------------

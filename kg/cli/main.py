@@ -6,7 +6,7 @@ module              commands
 ``build``           build, extract
 ``eval``            eval, train
 ``query``           query, stats, validate, shell
-``explore``         describe, path, neighbors, related, central, communities, viz
+``explore``         describe, paper, path, neighbors, related, central, communities, viz
 ``export``          export
 ==================  ====================================================
 
@@ -35,6 +35,7 @@ ORDER = (
     "export",
     "validate",
     "describe",
+    "paper",
     "path",
     "neighbors",
     "related",

@@ -14,7 +14,7 @@ from kg.errors import UsageError
 QUERY_FORMATS = ("table", "csv", "tsv", "json", "xml")
 
 
-@command("query", "run a SPARQL query (prefixes kg:, kgr:, rdf:, rdfs:, skos:, ... are declared)")
+@command("query", "run a SPARQL query (prefixes kg:, paper:, entity:, rdf:, rdfs:, skos:, ... are declared)")
 def cmd_query(args: argparse.Namespace) -> int:
     """The answer on stdout; its row count and time on stderr, so that stdout holds only data. A table
     on a terminal is fitted to its width (a pipe gets every cell whole)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
+from kg.explore.lookup import notes_of
 from kg.explore.phrases import common_note, plural, relation_notes
 from kg.explore.projection import Projection
 
@@ -57,10 +58,12 @@ class RelatedConcept:
 @dataclass(frozen=True)
 class RelatedReport:
     """The concepts associated with one, best first, then the predicted links; the associations are
-    scored by ``measure`` (jaccard, pmi or npmi)."""
+    scored by ``measure`` (jaccard, pmi or npmi); ``notes`` say which entity an ambiguous name was taken
+    for (not part of the JSON)."""
 
     related: tuple[RelatedConcept, ...]
     measure: str = "jaccard"
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {"related": [concept.to_json() for concept in self.related]}
@@ -129,7 +132,8 @@ def related_report(
     """
     from kg.explore.related import associated_concepts, predicted_links
 
-    center = graph.resolve(name)
+    choice = graph.lookup(name)
+    center = choice.iri
     label = graph.label(center)
     related = []
     for found in associated_concepts(graph, center, measure=measure, types=types, limit=limit):
@@ -165,7 +169,7 @@ def related_report(
                     reason=f"not linked to {label} yet; {common_note(common)} (Adamic-Adar)",
                 )
             )
-    return RelatedReport(tuple(related), measure)
+    return RelatedReport(tuple(related), measure, notes_of(choice))
 
 
 def central_report(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kg.explore.lookup import LabelIndex
+from kg.explore.lookup import LabelIndex, notes_of
 from kg.namespace import local_name
 from kg.store.queries import ENTITIES, ENTITY_LINKS, ENTITY_PAPERS, split_aliases
 
@@ -41,6 +41,9 @@ class Link:
 
 @dataclass(frozen=True)
 class Description:
+    """One entity, its papers and its relations; ``notes`` say which entity an ambiguous name was
+    taken for (not part of the JSON)."""
+
     iri: str
     label: str
     type: str
@@ -48,6 +51,7 @@ class Description:
     papers: tuple[str, ...]
     proposed_by: tuple[str, ...]
     links: tuple[Link, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
 
     def by_predicate(self) -> dict[str, list[Link]]:
         grouped: dict[str, list[Link]] = {}
@@ -68,7 +72,7 @@ class Description:
 
 
 def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Description:
-    """Describe the entity called ``name`` (label, alias or IRI).
+    """Describe the entity called ``name`` (label, alias or IRI: :meth:`LabelIndex.lookup`).
 
     Raises
     ------
@@ -77,7 +81,8 @@ def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Des
     """
     from rdflib import URIRef
 
-    iri = (index or LabelIndex.from_store(store)).resolve(name)
+    choice = (index or LabelIndex.from_store(store)).lookup(name)
+    iri = choice.iri
     entity = {"entity": URIRef(iri)}
     (_, entity_type, label, aliases), *_ = store.query(ENTITIES, bindings=entity).rows
     papers, proposed_by = [], []
@@ -108,4 +113,5 @@ def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Des
         papers=tuple(papers),
         proposed_by=tuple(proposed_by),
         links=links,
+        notes=notes_of(choice),
     )

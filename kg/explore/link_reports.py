@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kg.explore.links import LINKS, Hop, allowed_links
+from kg.explore.lookup import notes_of
 from kg.explore.projection import CO_MENTION, Projection
 from kg.namespace import ENTITY_RELATIONS
 
@@ -67,11 +68,13 @@ class LabelledPath:
 
 @dataclass(frozen=True)
 class PathReport:
-    """The shortest paths between two concepts (``source``, ``target``: their labels), shortest first."""
+    """The shortest paths between two concepts (``source``, ``target``: their labels), shortest first;
+    ``notes`` say which entity an ambiguous name was taken for (not part of the JSON)."""
 
     source: str
     target: str
     paths: tuple[LabelledPath, ...]
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {"source": self.source, "target": self.target, "paths": [path.to_json() for path in self.paths]}
@@ -102,12 +105,14 @@ class NearConcept:
 
 @dataclass(frozen=True)
 class NeighborsReport:
-    """The concepts near ``center``, ring by ring; ``counts`` holds each ring's size before the limit."""
+    """The concepts near ``center``, ring by ring; ``counts`` holds each ring's size before the limit;
+    ``notes`` as in :class:`PathReport`."""
 
     center: str
     type: str
     counts: tuple[int, ...]
     neighbors: tuple[NearConcept, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -166,7 +171,8 @@ def path_report(
     """
     from kg.explore.paths import shortest_paths
 
-    start, goal = graph.resolve(source), graph.resolve(target)
+    first, second = graph.lookup(source), graph.lookup(target)
+    start, goal = first.iri, second.iri
     paths = shortest_paths(
         graph, start, goal, max_hops=max_hops, limit=limit, predicates=link_kinds(via, through_papers)
     )
@@ -175,7 +181,7 @@ def path_report(
     for path in paths:
         labelled.append(LabelledPath(tuple(_labelled(graph, hop) for hop in hops[at : at + len(path)])))
         at += len(path)
-    return PathReport(graph.label(start), graph.label(goal), tuple(labelled))
+    return PathReport(graph.label(start), graph.label(goal), tuple(labelled), notes_of(first, second))
 
 
 def neighbors_report(
@@ -190,7 +196,8 @@ def neighbors_report(
     """The concepts within ``hops`` links of a named concept, ring by ring, best first."""
     from kg.explore.paths import neighbors
 
-    center = graph.resolve(name)
+    choice = graph.lookup(name)
+    center = choice.iri
     near, sizes = neighbors(graph, center, hops=hops, limit=limit, predicates=link_kinds(via, through_papers))
     return NeighborsReport(
         center=graph.label(center),
@@ -208,6 +215,7 @@ def neighbors_report(
             )
             for n in near
         ),
+        notes=notes_of(choice),
     )
 
 

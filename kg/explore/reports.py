@@ -18,9 +18,12 @@ communities); this module re-exports them beside :func:`describe_report`. The JS
     central     {"by", "central": [{"label", "type", "score", "papers"}]}
     communities {"communities": [{"name", "size", "top", "members"}]}
     describe    see :meth:`kg.explore.describe.Description.to_json`
+    paper       see :meth:`kg.explore.papers.PaperReport.to_json`
 
 Concepts appear by label, papers by IRI; a report's entries also carry the concept's IRI
-(``iri``), which the JSON leaves out. A predicate is a relation's local name, the same
+(``iri``), which the JSON leaves out. Names are resolved by :meth:`kg.explore.lookup.LabelIndex.lookup`;
+a report about named concepts carries ``notes`` (not in the JSON) saying which entity an
+ambiguous name was taken for. A predicate is a relation's local name, the same
 with ``^`` when the hop runs against the relation's direction, or ``mentions`` for two
 concepts that a paper mentions both.
 
@@ -69,6 +72,7 @@ from kg.explore.phrases import common_note, plural, relation_notes
 if TYPE_CHECKING:
     from kg.explore.describe import Description
     from kg.explore.lookup import LabelIndex
+    from kg.explore.papers import PaperReport
     from kg.store import Store
 
 __all__ = [
@@ -89,6 +93,7 @@ __all__ = [
     "describe_report",
     "link_kinds",
     "neighbors_report",
+    "paper_report",
     "path_report",
     "plural",
     "related_report",
@@ -96,11 +101,42 @@ __all__ = [
 ]
 
 
-def describe_report(store: Store, name: str, *, index: LabelIndex | None = None) -> Description:
-    """One named entity: type, label, aliases, papers, proposers, and its relations with evidence.
+def describe_report(store: Store, name: str, *, index: LabelIndex | None = None) -> Description | PaperReport:
+    """One named entity: type, label, aliases, papers, proposers, and its relations with evidence;
+    or, when ``name`` names a paper rather than an entity, that paper (:func:`paper_report`).
 
     ``index`` names the entities (default: read from ``store``); see :func:`kg.explore.describe.describe`.
-    """
-    from kg.explore.describe import describe
+    A paper's IRI (``paper:…``) names the paper; any other name is an entity's first, then a paper's
+    id (or the start of one).
 
-    return describe(store, name, index=index)
+    Raises
+    ------
+    EntityNotFoundError
+        When ``name`` names neither, with "did you mean".
+    PaperNotFoundError
+        When ``name`` is a paper's IRI that is not in the graph, or the start of several papers' ids.
+    """
+    from kg.errors import EntityNotFoundError, PaperNotFoundError
+    from kg.explore.describe import describe
+    from kg.explore.papers import names_paper
+
+    if names_paper(name):
+        return paper_report(store, name)
+    try:
+        return describe(store, name, index=index)
+    except EntityNotFoundError as missing:
+        try:
+            return paper_report(store, name)
+        except PaperNotFoundError as error:
+            if error.matches:
+                raise
+            raise missing from None
+
+
+def paper_report(store: Store, name: str) -> PaperReport:
+    """One paper: title or opening words, abstract, sources, the entities it proposes and mentions,
+    and the relations it states with their sentences. ``name`` is the paper's IRI (``paper:…``),
+    its id or the start of its id; see :func:`kg.explore.papers.paper_report`."""
+    from kg.explore.papers import paper_report as report
+
+    return report(store, name)

@@ -13,7 +13,10 @@ CLIP → zero-shot classification: 1 path
 <BLANKLINE>
 1. 1 hop
    CLIP —usedFor→ zero-shot classification  (2 papers)
-      “CLIP is used for zero-shot classification.”  kgr:paper/p1
+      “CLIP is used for zero-shot classification.”  paper:p1
+
+IRIs are written as :func:`kg.namespace.prefixed_name` gives them (``paper:p1``, ``entity:clip``),
+so that a paper cited can be looked up with ``kg paper`` or pasted into a query.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from kg.explore.reports import plural
-from kg.namespace import PREFIXES
+from kg.namespace import prefixed_name
 
 if TYPE_CHECKING:
     from kg.explore.describe import Description
+    from kg.explore.papers import PaperEntity, PaperReport
     from kg.explore.reports import (
         CentralConcept,
         CentralReport,
@@ -156,22 +160,25 @@ def render_communities(report: CommunitiesReport) -> str:
 
 
 def render_description(description: Description) -> str:
-    """The entity's label, type, IRI, aliases and papers, then its relations by predicate, each with evidence.
+    """The entity's label, type, IRI, aliases and papers, then its relations by predicate, each with
+    evidence and the paper it comes from.
 
     Examples
     --------
     >>> from kg.explore.describe import Description, Link
-    >>> print(render_description(Description("e:arp", "ARP", "Method", (), ("p:1",), ("p:1",), (
-    ...     Link("addresses", "out", "e:gm", "goal misgeneralization", "Phenomenon", 1, "ARP mitigates it.", "p:1"),
+    >>> from kg.namespace import entity_iri, paper_iri
+    >>> p1 = paper_iri("p1")
+    >>> print(render_description(Description(entity_iri("arp"), "ARP", "Method", (), (p1,), (p1,), (
+    ...     Link("addresses", "out", "e:gm", "goal misgeneralization", "Phenomenon", 1, "ARP mitigates it.", p1),
     ... ))), end="")
-    ARP  (Method)  e:arp
+    ARP  (Method)  entity:arp
     papers: 1 mention it; 1 propose it
     <BLANKLINE>
     addresses ->  (1)
       goal misgeneralization (Phenomenon), support 1
-        “ARP mitigates it.”
+        “ARP mitigates it.”  paper:p1
     """
-    lines = [f"{description.label}  ({description.type})  {description.iri}"]
+    lines = [f"{description.label}  ({description.type})  {prefixed_name(description.iri)}"]
     if description.aliases:
         lines.append(f"aliases: {', '.join(description.aliases)}")
     lines.append(f"papers: {len(description.papers)} mention it; {len(description.proposed_by)} propose it")
@@ -185,7 +192,7 @@ def render_description(description: Description) -> str:
             lines.append(f"{heading}  ({len(chosen)})")
             for link in chosen[:PER_PREDICATE]:
                 lines.append(f"  {link.label} ({link.type}), support {link.support}")
-                lines.append(f"    \u201c{link.evidence}\u201d")
+                lines.append(f"    \u201c{link.evidence}\u201d  {prefixed_name(link.paper)}")
             if len(chosen) > PER_PREDICATE:
                 lines.append(f"  ... and {len(chosen) - PER_PREDICATE} more (--format json lists all)")
     if not description.links:
@@ -193,7 +200,65 @@ def render_description(description: Description) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_paper(report: PaperReport) -> str:
+    """The paper's name, headline, metadata and sources, its abstract, its entities, then each
+    relation it states with the sentence.
+
+    Examples
+    --------
+    >>> from kg.explore.papers import PaperEntity, PaperReport, PaperRelation
+    >>> from kg.namespace import paper_iri
+    >>> print(render_paper(PaperReport(paper_iri("p2"), "p2", None, "Our ARP mitigates goal misgeneralization.",
+    ...     ("a.txt:3",), entities=(PaperEntity("e:arp", "ARP", "Method", "proposes"),
+    ...                             PaperEntity("e:gm", "goal misgeneralization", "Phenomenon", "studies")),
+    ...     relations=(PaperRelation("ARP", "addresses", "goal misgeneralization", "e:arp", "e:gm",
+    ...                              "Our ARP mitigates goal misgeneralization.", 0.8),))), end="")
+    paper:p2
+    Our ARP mitigates goal misgeneralization.
+    read at: a.txt:3
+    <BLANKLINE>
+      Our ARP mitigates goal misgeneralization.
+    <BLANKLINE>
+    proposes: ARP (Method)
+    mentions: goal misgeneralization (Phenomenon)
+    <BLANKLINE>
+    relations (1)
+      ARP —addresses→ goal misgeneralization
+        “Our ARP mitigates goal misgeneralization.”
+    """
+    name = prefixed_name(report.iri)
+    if report.id and not name.endswith(":" + report.id):
+        name += f"  (id {report.id})"
+    lines = [name, report.headline]
+    if report.date or report.authors:
+        lines.append("; ".join(filter(None, [report.date, ", ".join(report.authors)])))
+    if report.url:
+        lines.append(report.url)
+    if report.sources:
+        lines.append(textwrap.fill(f"read at: {', '.join(report.sources)}", WIDTH, subsequent_indent="  "))
+    lines.append("")
+    lines.append(textwrap.fill(report.abstract, WIDTH, initial_indent="  ", subsequent_indent="  "))
+    lines.append("")
+    lines.append(_entity_list("proposes", report.proposes))
+    lines.append(_entity_list("mentions", report.mentions))
+    lines += ["", f"relations ({len(report.relations)})"]
+    for relation in report.relations:
+        lines.append(f"  {_arrow(relation.subject, relation.predicate, relation.object)}")
+        if relation.evidence:
+            lines.append(
+                textwrap.fill(f"“{relation.evidence}”", WIDTH, initial_indent="    ", subsequent_indent="     ")
+            )
+    if not report.relations:
+        lines[-1] = "no relations stated"
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------------- helpers
+
+
+def _entity_list(heading: str, entities: tuple[PaperEntity, ...]) -> str:
+    names = ", ".join(f"{entity.label} ({entity.type})" for entity in entities) or "nothing"
+    return textwrap.fill(f"{heading}: {names}", WIDTH, subsequent_indent="  ")
 
 
 def _arrow(source: str, predicate: str, target: str) -> str:
@@ -205,19 +270,11 @@ def _arrow(source: str, predicate: str, target: str) -> str:
 
 
 def _evidence_lines(evidence: str | None, paper: str | None) -> list[str]:
-    where = f"  {_compact(paper)}" if paper else ""
+    where = f"  {prefixed_name(paper)}" if paper else ""
     if not evidence:
         return [f"      (no sentence names both){where}"] if paper else []
     text = f"“{evidence}”{where}"
     return textwrap.wrap(text, WIDTH, initial_indent="      ", subsequent_indent="       ")
-
-
-def _compact(iri: str) -> str:
-    best = ""
-    for prefix, namespace in PREFIXES.items():
-        if iri.startswith(namespace) and len(namespace) > len(PREFIXES.get(best, "")):
-            best = prefix
-    return f"{best}:{iri[len(PREFIXES[best]) :]}" if best else iri
 
 
 def _columns(

@@ -2,12 +2,13 @@ r"""The table for people, and the one-line summary printed after a result.
 
 :func:`render_table` is what :func:`kg.query.render` writes for the format ``table``:
 aligned columns, a header and a separator line, in the style of psql. IRIs are shown as
-prefixed names with the longest matching namespace (``kgr:entity/clip``, even where the
-local part would not be a legal SPARQL prefixed name) or as ``<iri>`` where no prefix
-matches; blank nodes as ``_:label``; literals as their lexical form, without quotes,
-language or datatype; unbound values are empty; a column whose values are all numbers is
-right-aligned. Line breaks in a value are shown as ``↵``, tabs as a space and other control
-characters as ``\xNN``, so that a row stays on one line. With ``max_width`` a cell wider than
+prefixed names with the longest matching namespace (``entity:clip``, ``paper:b4b800``), with
+SPARQL's reserved characters escaped so that a name can be pasted into a query (see
+:func:`kg.namespace.name_compactor`), or as ``<iri>`` where no prefix can name them; blank
+nodes as ``_:label``; literals as their lexical form, without quotes, language or datatype;
+unbound values are empty; a column whose values are all numbers is right-aligned. Line
+breaks in a value are shown as ``↵``, tabs as a space and other control characters as
+``\xNN``, so that a row stays on one line. With ``max_width`` a cell wider than
 that many terminal columns is cut and ends in ``…`` (widths from ``wcwidth`` when installed,
 else ``len``); with ``width`` (a terminal's) the widest cells are cut just enough for rows to
 fit it, though never below :data:`MIN_CELL` columns. An empty result prints its header followed
@@ -19,17 +20,17 @@ line print after a result, in the manner of pgcli and litecli.
 Examples
 --------
 >>> from kg.query.result import Result
->>> from kg.rdf import KGR
+>>> from kg.rdf import entity_iri
 >>> result = Result.from_rows(
 ...     ["entity", "label", "papers"],
-...     [(KGR["entity/clip"], "CLIP", 12), (KGR["entity/lora"], "LoRA", 3)],
+...     [(entity_iri("clip"), "CLIP", 12), (entity_iri("lora"), "LoRA", 3)],
 ...     elapsed=0.0123,
 ... )
 >>> print(render_table(result), end="")
- entity          | label | papers
------------------+-------+--------
- kgr:entity/clip | CLIP  |     12
- kgr:entity/lora | LoRA  |      3
+ entity      | label | papers
+-------------+-------+--------
+ entity:clip | CLIP  |     12
+ entity:lora | LoRA  |      3
 >>> summary_line(result)
 '2 rows in 0.012 s'
 """
@@ -43,7 +44,7 @@ from typing import Any
 from rdflib import namespace as rdfns
 from rdflib.term import BNode, Literal, URIRef
 
-from kg.namespace import PREFIXES
+from kg.namespace import PREFIXES, name_compactor
 from kg.query.result import Result
 
 __all__ = ["MIN_CELL", "render_table", "summary_line"]
@@ -240,26 +241,8 @@ def _clip(text: str, max_width: int | None) -> str:
 
 
 def _compactor(prefixes: Mapping[str, str] | None) -> Callable[[str], str]:
-    namespaces = sorted(
-        ((str(ns), str(p)) for p, ns in (prefixes or {}).items() if ns),
-        key=lambda item: (-len(item[0]), item[1]),
-    )
-    cache: dict[str, str] = {}
-
-    def compact(iri: str) -> str:
-        iri = str(iri)
-        shown = cache.get(iri)
-        if shown is None:
-            for namespace, prefix in namespaces:
-                if iri.startswith(namespace):
-                    shown = f"{prefix}:{iri[len(namespace) :]}"
-                    break
-            else:
-                shown = f"<{iri}>"
-            cache[iri] = shown
-        return shown
-
-    return compact
+    compact = name_compactor(prefixes or {})
+    return lru_cache(maxsize=4096)(compact)
 
 
 def _table_cell(term: Any, compact: Callable[[str], str]) -> tuple[str, bool | None]:

@@ -138,6 +138,34 @@ PAPER_TITLE_AND_ABSTRACT = (
 )
 """The title and abstract (each optional) of the paper bound to ``?paper``."""
 
+PAPER_FIELDS = """SELECT ?paper ?field ?value WHERE {
+  VALUES ?field { rdf:type dcterms:identifier dcterms:title dcterms:abstract dcterms:date dcterms:creator
+                  kg:sourceLocation schema:url }
+  ?paper ?field ?value
+} ORDER BY ?field ?value"""
+"""What the paper bound to ``?paper`` records of itself, one ``?field`` and ``?value`` a row (its
+``rdf:type`` too, so that a paper with nothing else is found)."""
+
+PAPERS_BY_ID_START = """SELECT ?paper ?id ?start WHERE {
+  ?paper a kg:Paper ; dcterms:identifier ?id . FILTER(STRSTARTS(STR(?id), STR(?start)))
+} ORDER BY ?id LIMIT 11"""
+"""Papers whose document id begins with the text bound to ``?start``, by id, eleven at most."""
+
+PAPER_ENTITIES = f"""SELECT ?paper ?link ?entity ?label ?type WHERE {{
+  {one_of("link", PAPER_LINKS)} {one_of("type", ENTITY_TYPES)}
+  ?paper ?link ?entity . ?entity a ?type ; rdfs:label ?label .
+}} ORDER BY LCASE(STR(?label)) ?entity ?link"""
+"""The entities the paper bound to ``?paper`` mentions, each with every link to it (``kg:mentions``,
+``kg:proposes``, ``kg:uses``, ...), its label and type."""
+
+PAPER_STATEMENTS = """SELECT ?paper ?subject ?subjectLabel ?predicate ?object ?objectLabel ?evidence ?confidence WHERE {
+  ?st prov:wasDerivedFrom ?paper ; rdf:subject ?subject ; rdf:predicate ?predicate ; rdf:object ?object .
+  ?subject rdfs:label ?subjectLabel . ?object rdfs:label ?objectLabel .
+  OPTIONAL { ?st kg:evidence ?evidence } OPTIONAL { ?st kg:confidence ?confidence }
+}"""
+"""The relations stated by the paper bound to ``?paper``, with the labels of their ends, the
+sentence stating each and its confidence."""
+
 PAPER_ENTITY_LINKS = f"SELECT ?paper ?link ?entity WHERE {{ {one_of('link', PAPER_LINKS)} ?paper ?link ?entity }}"
 """Every paper-to-entity link (``kg:mentions``, ``kg:proposes``, ...)."""
 

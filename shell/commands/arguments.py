@@ -119,7 +119,7 @@ def two_entities(session: Session, named: list[str], usage: str) -> tuple[str, s
     splits = [(" ".join(named[:i]), " ".join(named[i:])) for i in range(1, len(named))]
     for a, b in splits:
         if labels.candidates(a) and labels.candidates(b):
-            return labels.resolve(a), labels.resolve(b)
+            return session.resolve(a), session.resolve(b)
     for a, b in splits:  # one side is known: report the other with "did you mean"
         if labels.candidates(a) or labels.candidates(b):
             return session.resolve(a), session.resolve(b)

@@ -1,11 +1,12 @@
-"""The graph questions: ``.path``, ``.neighbors``, ``.related`` and ``.describe``.
+"""The graph questions: ``.path``, ``.neighbors``, ``.related``, ``.describe`` and ``.paper``.
 
-Each handler names its entities (:meth:`shell.session.Session.resolve`), asks the exploration
-service (:mod:`kg.explore.reports`, the one ``kg path``, ``kg neighbors``, ``kg related`` and
-``kg describe`` ask) over the session's projection or store, and turns the report into a
+Each handler names its entities (:meth:`shell.session.Session.resolve`, the one lookup, which
+notes which entity an ambiguous name was taken for), asks the exploration service
+(:mod:`kg.explore.reports`, the one ``kg path``, ``kg neighbors``, ``kg related``, ``kg describe``
+and ``kg paper`` ask) over the session's projection or store, and turns the report into a
 :class:`kg.query.result.Result` (the functions ending in ``_result``): a table whose columns
-hold IRIs where a row names a concept or a paper, so that the table shows them as ``kgr:``
-names and CSV/JSON give them in full; or a message.
+hold IRIs where a row names a concept or a paper, so that the table shows them as prefixed
+names (``entity:clip``, ``paper:b4b800…``) and CSV/JSON give them in full; or a message.
 
 Links are named as in ``kg path --format json``: a relation (``usedFor``), the same
 followed against its direction (``^usedFor``), or ``mentions`` for two concepts that a
@@ -18,11 +19,15 @@ from typing import TYPE_CHECKING
 
 from rdflib import URIRef
 
+from kg.errors import UsageError
+from kg.explore.evidence import sentences
 from kg.explore.links import LINKS
+from kg.explore.papers import PaperReport, headline
 from kg.explore.reports import (
     common_note,
     describe_report,
     neighbors_report,
+    paper_report,
     path_report,
     related_report,
     relation_notes,
@@ -108,11 +113,36 @@ def cmd_related(session: Session, args: str) -> Result:
     return related_result(report)
 
 
-@command(".describe X", "type, label, aliases, papers and relations of an entity", arguments=("entity",))
+@command(
+    ".describe X",
+    "type, label, aliases, papers and relations of an entity (or a paper, as .paper)",
+    details="X is an entity's label, alias or IRI (entity:clip); a paper's IRI (paper:b4b800…) or id\n"
+    "describes that paper, as .paper does.",
+    arguments=("entity",),
+)
 def cmd_describe(session: Session, args: str) -> Result:
-    iri, _ = one_entity(session, args, COMMANDS[".describe"].usage)
-    found = describe_report(session.store, iri, index=session.labels())
+    named, _ = options(args, {})
+    if not named:
+        raise UsageError(f"usage: {COMMANDS['.describe'].usage}")
+    found = describe_report(session.store, " ".join(named), index=session.labels())
+    if isinstance(found, PaperReport):
+        return paper_result(found)
+    session.note(*found.notes)
     return describe_result(found, _paper_snippets(session.store, list(found.proposed_by[:PROPOSERS_SHOWN])))
+
+
+@command(
+    ".paper ID",
+    "a paper: title, abstract, sources, the entities it proposes and mentions, its relations",
+    details="ID is paper:ID (as tables and kg path show papers), the paper's id or IRI, or the\n"
+    "start of its id (6 characters or more). The same report as kg paper.",
+    arguments=("text",),
+)
+def cmd_paper(session: Session, args: str) -> Result:
+    named, _ = options(args, {})
+    if not named:
+        raise UsageError(f"usage: {COMMANDS['.paper'].usage}")
+    return paper_result(paper_report(session.store, " ".join(named)))
 
 
 # ---- the reports as Results
@@ -189,16 +219,30 @@ def describe_result(found: Description, snippets: dict[str, str]) -> Result:
     )
 
 
+def paper_result(report: PaperReport) -> Result:
+    """Columns ``field``, ``value``, ``note`` and ``evidence``: the paper (``note``: its headline),
+    its id, title, date, authors, url and sources; the abstract, a sentence a row; each entity
+    (``field``: how the paper links to it, ``proposes``, ``uses``, ...; ``note``: label and type);
+    each relation it states (``field``: the predicate; ``note``: its ends; ``evidence``: the sentence)."""
+    rows: list[tuple] = [("paper", URIRef(report.iri), report.headline)]
+    rows += [(name, value) for name, value in (("id", report.id), ("title", report.title)) if value]
+    rows += [("date", report.date)] if report.date else []
+    rows += [("author", author) for author in report.authors]
+    rows += [("url", report.url)] if report.url else []
+    rows += [("source", source) for source in report.sources]
+    rows += [("abstract" if i == 0 else None, sentence) for i, sentence in enumerate(sentences(report.abstract))]
+    rows += [(e.link, URIRef(e.iri), f"{e.label} ({e.type})") for e in report.entities]
+    rows += [(r.predicate, None, f"{r.subject} → {r.object}", r.evidence) for r in report.relations]
+    return Result.from_rows(["field", "value", "note", "evidence"], [row + (None,) * (4 - len(row)) for row in rows])
+
+
 # ---- helpers
 
 
 def _paper_snippets(store: Store, papers: list[str]) -> dict[str, str]:
     """A short description of each paper: its title, else the opening words of its abstract."""
-    if not papers:
-        return {}
     out = {}
     for paper in dict.fromkeys(papers):
         for _, title, abstract in store.query(PAPER_TITLE_AND_ABSTRACT, bindings={"paper": URIRef(paper)}).rows:
-            text = " ".join(str(title or abstract or "").split())
-            out[paper] = text if len(text) <= _SNIPPET else text[: _SNIPPET - 1].rstrip() + "…"
+            out[paper] = headline(title, abstract, width=_SNIPPET)
     return out

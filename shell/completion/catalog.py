@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kg.namespace import PREFIXES
+from kg.namespace import PREFIXES, prefixed_name
 from kg.store.queries import ENTITIES, MENTION_COUNTS, one_per_entity
 from kg.store.select import select_strings
 
@@ -188,9 +188,8 @@ class EntityEntry:
 
     @property
     def name(self) -> str:
-        """``kgr:entity/clip``: the IRI with the ``kgr:`` prefix (the shell's extended form)."""
-        base = PREFIXES["kgr"]
-        return "kgr:" + self.iri[len(base) :] if self.iri.startswith(base) else f"<{self.iri}>"
+        """``entity:clip``: the IRI as a prefixed name (:func:`kg.namespace.prefixed_name`), else ``<iri>``."""
+        return prefixed_name(self.iri)
 
 
 class EntityCatalog:
@@ -201,7 +200,7 @@ class EntityCatalog:
     >>> catalog = EntityCatalog([EntityEntry("https://w3id.org/abstract-kg/resource/entity/clip", "CLIP",
     ...                                      "Method", 17, ("Contrastive Language-Image Pre-training",))])
     >>> catalog.entries[0].name
-    'kgr:entity/clip'
+    'entity:clip'
     """
 
     def __init__(self, entries: Iterable[EntityEntry]) -> None:

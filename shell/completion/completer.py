@@ -161,7 +161,7 @@ class ShellCompleter(Completer):
         return self._complete_term(s, event, "datatype")
 
     def _complete_entity(self, s: Suggestion, event: object) -> Iterable[Completion]:
-        if s.namespace == "kgr":
+        if s.namespace is not None:  # entity:cl, kgr:entity/cl
             key = s.word.split(":", 1)[1]
             key = key[len("entity/") :] if key.startswith("entity/") else key
         else:
@@ -171,8 +171,8 @@ class ShellCompleter(Completer):
         found = []
         for entry, names in self.entities():
             best: tuple[int, str | None] | None = None
-            # After "kgr:" the IRI's own name ranks before labels and aliases.
-            slug = entry.iri.rsplit("/", 1)[-1] if s.namespace == "kgr" else None
+            # After "entity:" the IRI's own name ranks before labels and aliases.
+            slug = entry.iri.rsplit("/", 1)[-1] if s.namespace is not None else None
             penalty = 0 if slug is None else 4
             for text, alias in ((slug, None), *names) if slug is not None else names:
                 rank = match_rank(key, text) if key else 1

@@ -17,7 +17,7 @@ Kinds
     A term of the ontology or a standard vocabulary, in :attr:`Suggestion.namespace`
     if one was typed (``kg:Me`` after ``a`` is a ``class`` in ``kg``), else in any.
 ``entity``
-    An entity of the graph, by label, alias or ``kgr:entity/...`` name.
+    An entity of the graph, by label, alias or ``entity:...`` name (or ``kgr:entity/...``).
 ``command``, ``saved_query``, ``file``
     A dot-command, a saved query's name, a file name.
 
@@ -29,7 +29,7 @@ Examples
 [Suggestion(kind='class', word='kg:Me', namespace='kg', choices=(), form='iri')]
 >>> suggest("SELECT ?e WHERE { ?e kg:")[0].kind
 'property'
->>> suggest("SELECT * WHERE { ?p kg:mentions kgr:entity/cl")[0].kind
+>>> suggest("SELECT * WHERE { ?p kg:mentions entity:cl")[0].kind
 'entity'
 >>> suggest("SELECT ?label WHERE { ?e rdfs:label ?label } ORDER BY ?l")[0].choices
 ('?label', '?e')
@@ -54,7 +54,10 @@ from shell.completion.sparql_words import (
 from shell.input.lexer import tokenize
 from shell.input.statements import split
 
-__all__ = ["COMMON_PREFIXES", "FUNCTIONS", "KEYWORDS", "Suggestion", "suggest"]
+__all__ = ["COMMON_PREFIXES", "ENTITY_NAMESPACES", "FUNCTIONS", "KEYWORDS", "Suggestion", "suggest"]
+
+ENTITY_NAMESPACES = ("entity", "kgr")
+"""Prefixes after which an entity's name completes (``entity:cl``, ``kgr:entity/cl``)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class Suggestion:
     choices : tuple of str
         For fixed words: the candidates (filtering by ``word`` is the completer's job).
     form : str
-        For entities, what to insert: ``"iri"`` (``kgr:entity/clip``, in SPARQL), ``"label"``
+        For entities, what to insert: ``"iri"`` (``entity:clip``, in SPARQL), ``"label"``
         (the label, as the whole argument of a dot-command) or ``"word"`` (the label, quoted
         if it holds spaces, as one of several arguments).
     """
@@ -251,8 +254,8 @@ def _sparql_suggestions(statement: str, after: str) -> list[Suggestion]:
     declared = declared_prefixes(significant)
     if ":" in word:
         prefix = word.split(":", 1)[0]
-        if prefix == "kgr":
-            return [Suggestion("entity", word, namespace="kgr")] if where not in ("predicate",) else []
+        if prefix in ENTITY_NAMESPACES:
+            return [Suggestion("entity", word, namespace=prefix)] if where not in ("predicate",) else []
         role = {"class": "class", "predicate": "property", "datatype": "datatype"}.get(where, "term")
         return [Suggestion(role, word, namespace=prefix)]
     prefixes = Suggestion("prefix", word, choices=declared)

@@ -128,7 +128,7 @@ def test_text_output_shows_direction_support_and_evidence(relations_store: Path)
     assert done.returncode == 0, done.stderr
     assert "goal misgeneralization ←addresses— Adaptive Return-conditioned Policy  (1 paper)" in done.stdout
     assert "“Our ARP effectively mitigates the goal misgeneralization.”" in done.stdout
-    assert "kgr:paper/p2" in done.stdout
+    assert "paper:p2" in done.stdout  # as kg paper and kg query take it
 
 
 # --- neighbors ------------------------------------------------------------------------------

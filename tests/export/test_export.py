@@ -34,6 +34,14 @@ def test_every_export_format_parses_back_to_the_same_triples(
     assert triples == set(expected)
 
 
+def test_turtle_binds_the_prefixes_queries_declare(relations_store: Path) -> None:
+    done = run_kg("export", "--format", "ttl", "--store", str(relations_store))
+    assert done.returncode == 0, done.stderr
+    for prefix in ("kg", "kgr", "paper", "entity", "statement"):
+        assert f"@prefix {prefix}: <" in done.stdout
+    assert "paper:p1 " in done.stdout and "entity:clip " in done.stdout
+
+
 def test_an_exported_file_gets_the_mode_of_any_new_file(small_store: Path, tmp_path: Path) -> None:
     out = tmp_path / "graph.nt"
     assert run_kg("export", "-o", str(out), "--store", str(small_store)).returncode == 0

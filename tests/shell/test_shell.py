@@ -294,13 +294,14 @@ class TestCompleter:
     def test_entity_label_completes_to_its_iri(self, session):
         found = completions(session, "SELECT * WHERE { ?p kg:mentions CLI")
         first = found[0]
-        assert first.text == "kgr:entity/clip" and first.start_position == -3
+        assert first.text == "entity:clip" and first.start_position == -3
         assert first.display_meta_text == "Method · 2 papers"
 
     def test_iri_prefix_and_alias(self, session):
-        assert completions(session, "SELECT * WHERE { ?p kg:mentions kgr:entity/cl")[0].text == "kgr:entity/clip"
+        assert completions(session, "SELECT * WHERE { ?p kg:mentions entity:cl")[0].text == "entity:clip"
+        assert completions(session, "SELECT * WHERE { ?p kg:mentions kgr:entity/cl")[0].text == "entity:clip"
         first = completions(session, "SELECT * WHERE { ?p kg:proposes ARP")[0]
-        assert first.text == "kgr:entity/adaptive-return-conditioned-policy"
+        assert first.text == "entity:adaptive-return-conditioned-policy"
         assert first.display_text == "Adaptive Return-conditioned Policy (ARP)"
 
     def test_vocabulary_terms(self, session):
@@ -619,7 +620,7 @@ def test_commands_on_a_built_store(small_store: Path, tmp_path: Path):
         ]:
             result = execute(session, command)
             assert result.kind in ("select", "message")
-        assert completions(session, "SELECT * WHERE { ?p kg:mentions overfit")[0].text.startswith("kgr:entity/")
+        assert completions(session, "SELECT * WHERE { ?p kg:mentions overfit")[0].text.startswith("entity:")
 
 
 # ---------------------------------------------------------------- output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
@@ -155,10 +156,14 @@ def test_on_a_remote_endpoint(endpoint, home):
     script = (
         f"SELECT ?l WHERE {{ <{RESOURCE_IRI}entity/clip> rdfs:label ?l }};\n"
         ".describe clip\n.neighbors CIFAR-10\n.export nt graph.nt\nSELECT * WHERE { ?s ?p };\n"
+        "SELECT ?l WHERE { entity:clip rdfs:label ?l . paper:p1 kg:mentions entity:clip };\n.paper p1\n"
     )
     done = run_kg("shell", "--endpoint", endpoint, input=script, env=home, timeout=120)
     assert done.returncode == 2  # the export (the endpoint is read-only here) and the syntax error
     assert done.stdout.startswith(" l\n------\n CLIP\n")
-    assert "kgr:entity/clip" in done.stdout and "adversarial training" in done.stdout
+    assert "entity:clip" in done.stdout and "adversarial training" in done.stdout
+    # paper: and entity: are declared for the endpoint too, and a paper is found there
+    assert done.stdout.count(" l\n------\n CLIP\n") == 2
+    assert re.search(r"\n paper +\| paper:p1 +\| This work presents", done.stdout)
     assert "stdin:4: error: export reads a local --store" in done.stderr
     assert "stdin:5: error: " in done.stderr and "Traceback" not in done.stderr

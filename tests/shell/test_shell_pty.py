@@ -189,7 +189,7 @@ def test_a_session_at_the_terminal(terminal):
     screen = term.wait_for(r"Dataset · 2 papers")
     assert "CIFAR-10" in term.line_with("Dataset · 2 papers")
     term.type("\t")
-    term.wait_for(r"kg:mentions kgr:entity/cifar-10")
+    term.wait_for(r"kg:mentions entity:cifar-10")
     term.type(" }\x03")  # Ctrl-C: the input is dropped
     term.type(".desc")
     term.type("\t")

@@ -129,6 +129,10 @@ def test_select_strings_binds_iris(store) -> None:
         (queries.ENTITIES, {"entity": URIRef(entity_iri("clip"))}),
         (queries.ENTITY_PAPERS, {"entity": URIRef(entity_iri("cifar-10"))}),
         (queries.ENTITY_LINKS, {"entity": URIRef(entity_iri("cifar-10"))}),
+        (queries.PAPERS_BY_ID_START, {"start": Literal("p")}),
+        (queries.PAPER_FIELDS, {"paper": URIRef(paper_iri("p1"))}),
+        (queries.PAPER_ENTITIES, {"paper": URIRef(paper_iri("p1"))}),
+        (queries.PAPER_STATEMENTS, {"paper": URIRef(paper_iri("p1"))}),
     ],
 )
 def test_an_endpoint_binds_as_the_embedded_store_does(store, query, bindings) -> None:
