@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from kg.errors import EntityNotFoundError
 from kg.explore.phrases import plural
 from kg.namespace import expand_name, prefixed_name
-from kg.normalize import fold
+from kg.normalize import contains_words, fold
 from kg.store.queries import ENTITIES, MENTION_COUNTS, one_per_entity
 from kg.store.select import select_strings
 
@@ -167,20 +167,25 @@ class LabelIndex:
         return [] if found is None else found[1]
 
     def suggest(self, name: str, *, limit: int = 3) -> list[str]:
-        """Names close to ``name``, for "did you mean": near spellings, else labels that begin
-        with it or have a word that does.
+        """Names close to ``name``, for "did you mean": near spellings, then the labels that contain
+        it as whole words (most papers first), else labels that begin with it or have a word that does.
 
         Examples
         --------
         >>> index = LabelIndex([("e:gm", "goal misgeneralization", (), 3), ("e:m", "misgeneralization", (), 1)])
         >>> index.suggest("goal misgeneralisation")[0], index.suggest("misgen")
         ('goal misgeneralization', ['misgeneralization', 'goal misgeneralization'])
+        >>> index = LabelIndex([("e:cf", "catastrophic forgetting", (), 12), ("e:fi", "forgetting issue", (), 1)])
+        >>> index.suggest("forgetting")
+        ['forgetting issue', 'catastrophic forgetting']
         """
         labels, aliases, alias_text = self._fold_tables()
         key = fold(name)
         close = difflib.get_close_matches(key, list(labels) + list(aliases), n=limit, cutoff=0.75)
-        names = (self.labels[self._ranked(labels[f])[0]] if f in labels else alias_text[f] for f in close)
-        return list(dict.fromkeys(names)) or _labels_starting(self.labels.values(), name, limit)
+        names = [self.labels[self._ranked(labels[f])[0]] if f in labels else alias_text[f] for f in close]
+        containing = self._ranked(iri for iri, label in self.labels.items() if contains_words(label, name))
+        names += [self.labels[iri] for iri in containing]
+        return list(dict.fromkeys(names))[:limit] or _labels_starting(self.labels.values(), name, limit)
 
     # ---- helpers
 
