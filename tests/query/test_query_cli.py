@@ -61,7 +61,8 @@ def test_unknown_prefix_is_explained(small_store: Path) -> None:
     done = run_kg("query", "SELECT * WHERE { ?s foo:bar ?o }", "--store", str(small_store))
     assert done.returncode == 2 and "unknown prefix 'foo:'" in done.stderr
     # The declared prefixes are listed, not a shell command that `kg query` users do not have.
-    assert "declared: kg:, kgr:, rdf:, rdfs:" in done.stderr and ".prefixes" not in done.stderr
+    assert "declared: kg:, kgr:, paper:, entity:, statement:, rdf:, rdfs:" in done.stderr
+    assert ".prefixes" not in done.stderr
 
 
 def test_construct_renders_as_triples(small_store: Path) -> None:
