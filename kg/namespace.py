@@ -105,6 +105,26 @@ def statement_iri(key: str) -> str:
     return STATEMENT_NAMESPACE + _segment(key)
 
 
+def graph_iri(name: str) -> str:
+    """The IRI of one of the store's named graphs, which hold the build's own bookkeeping.
+
+    The knowledge graph is the default graph; exports and queries over it do not see these.
+    """
+    return f"{RESOURCE_IRI}graph/{_segment(name)}"
+
+
+EXTRACTION_GRAPH = graph_iri("extraction")
+"""Where `kg build` keeps, for each paper, what extraction said about it: everything the
+entity-level triples are derived from (:mod:`kg.build.consolidate`)."""
+EXTRACTION_RECORD = EXTRACTION_GRAPH + "#record"
+"""Links a paper to its extraction record (a JSON literal), in :data:`EXTRACTION_GRAPH`."""
+AWAITS_CONSOLIDATION = EXTRACTION_GRAPH + "#pending"
+"""Marks a paper whose record the entity-level triples do not reflect yet, in :data:`EXTRACTION_GRAPH`."""
+STAGED_REMOVALS = graph_iri("staged-removals")
+STAGED_ADDITIONS = graph_iri("staged-additions")
+"""Where a replacement of triples waits for the one update that applies it (:mod:`kg.store.embedded`)."""
+
+
 def local_name(iri: object) -> str:
     """The last segment of an IRI: the term's name in its namespace.
 

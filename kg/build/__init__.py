@@ -1,1 +1,2 @@
-"""Building the graph: corpus-level merging (canon), records -> RDF triples (triples), and `kg build` (builder)."""
+"""Building the graph: a paper's triples (triples) and its stored extraction record (extraction_graph), the
+corpus's concepts (concepts) and the entity level derived from every record (consolidate), and `kg build` (builder)."""

@@ -1,10 +1,13 @@
-"""`kg build`: sources -> documents -> records -> triples -> store, in two passes.
+"""`kg build`: sources -> documents -> records -> triples -> store, in two passes and a consolidation.
 
 The first pass reads every source without touching the store: it validates every record
 (so a bad record leaves the store exactly as it was) and counts what there is. The second
 pass extracts only documents the store does not hold yet (before any NLP runs) and writes
-each batch of papers, with their entities and links, in one transaction: the papers
-present in the store are the record of what has been built.
+each batch of papers, each with its extraction record, in one transaction: the papers
+present in the store are the record of what has been built. Then one consolidation
+(:mod:`kg.build.consolidate`) derives the entities, links and relations from every stored
+record; it runs whenever some record awaits it, so a build stopped at any point is completed
+by the next, and the graph depends on the set of documents only.
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.build.triples import load_registry, paper_triples, record_triples, source_triple
+from kg.build.consolidate import consolidate
+from kg.build.extraction_graph import awaiting_consolidation, record_quads
+from kg.build.triples import paper_triples, source_triple
 from kg.errors import InputError, KGError
 from kg.ingest import Document, iter_source_files, read_documents
 from kg.progress import Progress
-from kg.store import EmbeddedStore, Triple, default_store_path, open_store
-from kg.store.queries import ENTITIES, PAPER_IDS
+from kg.store import EmbeddedStore, Quad, Triple, default_store_path, open_store
+from kg.store.queries import PAPER_IDS
 
 WRITE_BATCH = 128  # documents per transaction
 
@@ -136,20 +141,34 @@ def _write(
     workers: int,
     progress: Progress | None,
 ) -> None:
-    pending: list[Triple] = []  # source locations of documents already stored or already queued
-    if not todo:
+    if todo:
+        _extract(store, files, todo, model=model, profile=profile, workers=workers, progress=progress)
+    else:
         # Nothing to extract: record new source locations only, and never load a model.
         store.write(source_triple(d) for d in read_documents(files, on_error=_ignore))
-        return
+    if awaiting_consolidation(store):
+        consolidate(store)
+
+
+def _extract(
+    store: EmbeddedStore,
+    files: list[Path],
+    todo: set[str],
+    *,
+    model: str | None,
+    profile: str,
+    workers: int,
+    progress: Progress | None,
+) -> None:
     from kg.extract.pipeline import Extractor
 
-    registry = load_registry(store.query(ENTITIES).rows)
+    pending: list[Triple] = []  # source locations of documents already stored or already queued
     extractor = Extractor(model=model, profile=profile, workers=workers)
     fresh = _first_occurrences(read_documents(files, on_error=_ignore), todo, pending)
-    batch: list[Triple] = []
+    batch: list[Triple | Quad] = []
     for done, (record, document) in enumerate(extractor.extract_with_documents(fresh), 1):
         batch += paper_triples(document)
-        batch += record_triples(record, registry)
+        batch += record_quads(record)
         if done % WRITE_BATCH == 0:
             store.write(batch + pending)
             batch.clear()

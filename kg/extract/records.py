@@ -27,6 +27,10 @@ class Mention:
     def to_json(self) -> dict[str, Any]:
         return {"start": self.start, "end": self.end, "text": self.text}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Mention:
+        return cls(data["start"], data["end"], data["text"])
+
 
 @dataclass(frozen=True)
 class Entity:
@@ -52,6 +56,18 @@ class Entity:
         if self.scierc is not None:
             out["scierc"] = self.scierc
         return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Entity:
+        return cls(
+            id=data["id"],
+            label=data["label"],
+            type=data["type"],
+            aliases=tuple(data.get("aliases", ())),
+            proposed=bool(data.get("proposed", False)),
+            mentions=tuple(Mention.from_json(m) for m in data.get("mentions", ())),
+            scierc=data.get("scierc"),
+        )
 
 
 @dataclass(frozen=True)
@@ -79,6 +95,19 @@ class Relation:
             "confidence": round(self.confidence, 3),
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Relation:
+        return cls(
+            subject=data["subject"],
+            predicate=data["predicate"],
+            object=data["object"],
+            subject_span=tuple(data["subject_span"]),
+            object_span=tuple(data["object_span"]),
+            evidence=data["evidence"],
+            confidence=data["confidence"],
+            scierc=data.get("scierc"),
+        )
+
 
 @dataclass(frozen=True)
 class DocumentRecord:
@@ -98,3 +127,21 @@ class DocumentRecord:
             "entities": [e.to_json() for e in self.entities],
             "relations": [r.to_json() for r in self.relations],
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DocumentRecord:
+        """The record that :meth:`to_json` gave ``data``.
+
+        Examples
+        --------
+        >>> record = DocumentRecord("p1", "a.txt:1", entities=(Entity("lora", "LoRA", "Method"),))
+        >>> DocumentRecord.from_json(record.to_json()) == record
+        True
+        """
+        return cls(
+            id=data["id"],
+            source=data.get("source", ""),
+            title=data.get("title"),
+            entities=tuple(Entity.from_json(e) for e in data.get("entities", ())),
+            relations=tuple(Relation.from_json(r) for r in data.get("relations", ())),
+        )

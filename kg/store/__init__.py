@@ -20,7 +20,7 @@ Examples
 
 from __future__ import annotations
 
-from kg.store.base import BACKENDS, Bindings, Store, Triple, default_store_path, open_store
+from kg.store.base import BACKENDS, Bindings, Quad, Store, Triple, default_store_path, open_store
 from kg.store.embedded import EmbeddedStore
 from kg.store.endpoint import EndpointStore
 
@@ -29,6 +29,7 @@ __all__ = [
     "Bindings",
     "EmbeddedStore",
     "EndpointStore",
+    "Quad",
     "Store",
     "Triple",
     "default_store_path",

@@ -37,10 +37,12 @@ if TYPE_CHECKING:
     from kg.query.result import Result
 
 MARKER = "kg-store.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: each paper's extraction record is kept beside it (kg.build.extraction_graph)
 DEFAULT_STORE = ".kg"
 
 Triple = tuple["Node", "Node", "Node"]
+Quad = tuple["Node", "Node", "Node", "Node"]
+"""A triple in the named graph its fourth term names."""
 Bindings = Mapping[str, "Node"]
 """Values for a query's variables, by name without the ``?``: rdflib terms."""
 
@@ -90,8 +92,18 @@ class Store(ABC):
     def close(self) -> None:
         """Release the store."""
 
-    def write(self, triples: Iterable[Triple]) -> None:
-        """Add triples in one transaction: all of them or none."""
+    def write(self, triples: Iterable[Triple | Quad]) -> None:
+        """Add triples in one transaction: all of them or none. A quad's fourth term names the
+        graph it goes to; a triple goes to the default graph."""
+        raise StoreError(f"the {self.name} store is read-only")
+
+    def replace(self, current: str, triples: Iterable[Triple], *, then: str | None = None) -> tuple[int, int]:
+        """Make the default graph's triples that the ``SELECT ?s ?p ?o`` query ``current`` finds
+        exactly ``triples``, in one transaction, and run the SPARQL update ``then`` only once
+        that is in the store.
+
+        Returns the number of triples removed and added.
+        """
         raise StoreError(f"the {self.name} store is read-only")
 
     def __enter__(self) -> Store:

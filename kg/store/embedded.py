@@ -27,9 +27,18 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from kg.errors import QueryError, QuerySyntaxError, StoreError
-from kg.namespace import PREFIXES
-from kg.store.base import Bindings, Store, Triple, acquire_lock, prepare_directory, refuse_update, release_lock
-from kg.store.queries import TRIPLE_COUNT
+from kg.namespace import PREFIXES, STAGED_ADDITIONS, STAGED_REMOVALS
+from kg.store.base import (
+    Bindings,
+    Quad,
+    Store,
+    Triple,
+    acquire_lock,
+    prepare_directory,
+    refuse_update,
+    release_lock,
+)
+from kg.store.queries import APPLY_STAGED, TRIPLE_COUNT
 
 if TYPE_CHECKING:
     import pyoxigraph
@@ -100,27 +109,76 @@ class EmbeddedStore(Store):
         result.elapsed = time.perf_counter() - started
         return result
 
-    def write(self, triples: Iterable[Triple]) -> None:
+    def write(self, triples: Iterable[Triple | Quad]) -> None:
         if not self.writable:
             raise StoreError(f"{self.path}: opened read-only")
         import pyoxigraph as ox
 
         from kg.query.terms import to_oxigraph
 
-        quads = [ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for s, p, o in triples]
-        self._ox.extend(quads)
+        self._ox.extend([ox.Quad(*(to_oxigraph(term) for term in item)) for item in triples])
+
+    def replace(self, current: str, triples: Iterable[Triple], *, then: str | None = None) -> tuple[int, int]:
+        """Replace what ``current`` selects by ``triples`` (see :meth:`Store.replace`).
+
+        Only the difference is written. Where there is nothing to remove (a first build), the
+        additions are written in one transaction and ``then`` runs right after. Otherwise the
+        removals and additions are staged in two named graphs, and one SPARQL update (a single
+        transaction) applies them and runs ``then``; a process killed before it leaves the default
+        graph as it was, and the next replacement discards the staged graphs first. Either way
+        ``then`` runs only once the replacement is in the store.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> from rdflib import Literal, URIRef
+        >>> from kg.store.base import open_store
+        >>> a, p = URIRef("http://example.org/a"), URIRef("http://example.org/p")
+        >>> everything = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     with open_store(os.path.join(tmp, "s"), create=True) as store:
+        ...         store.write([(a, p, Literal("old")), (a, p, Literal("kept"))])
+        ...         change = store.replace(everything, [(a, p, Literal("kept")), (a, p, Literal("new"))])
+        ...         values = sorted(str(o) for _, _, o in store.graph)
+        >>> change, values
+        ((1, 1), ['kept', 'new'])
+        """
+        if not self.writable:
+            raise StoreError(f"{self.path}: opened read-only")
+        import pyoxigraph as ox
+
+        from kg.query.terms import to_oxigraph
+
+        wanted = {ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for s, p, o in triples}
+        found = {ox.Triple(*solution) for solution in self._ox.query(current, prefixes=dict(PREFIXES))}
+        stale, fresh = found - wanted, wanted - found
+        removals, additions = ox.NamedNode(STAGED_REMOVALS), ox.NamedNode(STAGED_ADDITIONS)
+        for graph in (removals, additions):
+            self._ox.remove_graph(graph)
+        updates = [] if then is None else [then]
+        if stale:
+            self._ox.extend(
+                [ox.Quad(t.subject, t.predicate, t.object, removals) for t in stale]
+                + [ox.Quad(t.subject, t.predicate, t.object, additions) for t in fresh]
+            )
+            updates.insert(0, APPLY_STAGED)
+        else:
+            self._ox.extend([ox.Quad(t.subject, t.predicate, t.object) for t in fresh])
+        if updates:
+            self._ox.update(" ;\n".join(updates), prefixes=dict(PREFIXES))
+        return len(stale), len(fresh)
 
     def __len__(self) -> int:
         (row,) = self._ox.query(TRIPLE_COUNT)
         return int(row[0].value)
 
     def dump(self, stream: IO[bytes], rdf_format: pyoxigraph.RdfFormat) -> None:
-        """Write the default graph to ``stream`` in an Oxigraph RDF format."""
+        """Write the default graph to ``stream`` in an Oxigraph RDF format (the named graphs hold
+        the build's bookkeeping, not the knowledge graph)."""
         import pyoxigraph as ox
 
-        kwargs = {} if rdf_format.supports_datasets else {"from_graph": ox.DefaultGraph()}
         prefixes = PREFIXES if rdf_format.name in ("Turtle", "TriG", "N3", "RDF/XML") else None
-        self._ox.dump(stream, rdf_format, prefixes=prefixes, **kwargs)
+        self._ox.dump(stream, rdf_format, prefixes=prefixes, from_graph=ox.DefaultGraph())
 
     def flush(self) -> None:
         if self.writable:

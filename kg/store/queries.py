@@ -1,4 +1,4 @@
-"""Every SPARQL query the project runs, each named for what it answers.
+"""Every SPARQL query the project runs, each named for what it answers (and the few updates, last).
 
 Values never go into the text: where a query is about one entity, paper or piece of text, the
 variable that names it is bound when the query runs (``store.query(ENTITY_PAPERS,
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
+from kg import namespace as _iri
 from kg.namespace import ENTITY_RELATIONS, ENTITY_TYPES, PAPER_LINKS, local_name
 
 ALIAS_SEPARATOR = "\u001f"
@@ -180,3 +181,38 @@ STATEMENTS = f"""SELECT ?s ?predicate ?o ?paper ?evidence ?confidence WHERE {{
   OPTIONAL {{ ?st kg:confidence ?confidence }}
 }}"""
 """Every statement of a relation, with the paper it was derived from, its evidence and confidence."""
+
+# ---- the build's bookkeeping, in named graphs (kg.namespace.graph_iri) beside the knowledge graph
+
+EXTRACTION_RECORDS = f"""SELECT ?paper ?record WHERE {{
+  GRAPH <{_iri.EXTRACTION_GRAPH}> {{ ?paper <{_iri.EXTRACTION_RECORD}> ?record }}
+}}"""
+"""Every stored paper with its extraction record (a JSON literal)."""
+
+AWAITING_CONSOLIDATION = f"ASK {{ GRAPH <{_iri.EXTRACTION_GRAPH}> {{ ?paper <{_iri.AWAITS_CONSOLIDATION}> ?flag }} }}"
+"""Whether some paper's record is not yet reflected in the entity-level triples."""
+
+DERIVED_TRIPLES = f"""SELECT ?s ?p ?o WHERE {{
+  {{ {one_of("type", ENTITY_TYPES)} ?s a ?type .
+    VALUES ?p {{ rdf:type rdfs:label skos:prefLabel skos:altLabel }} ?s ?p ?o }}
+  UNION {{ {one_of("p", ENTITY_RELATIONS)} ?s ?p ?o }}
+  UNION {{ ?s a kg:Statement ; ?p ?o }}
+  UNION {{ {one_of("p", PAPER_LINKS)} ?s ?p ?o }}
+}}"""
+"""Every triple that :mod:`kg.build.consolidate` derives from the extraction records: entities'
+types and labels, relations and their statements, and papers' links to entities (a triple may
+come twice)."""
+
+# ---- updates (run by kg.store.embedded, never with values in their text)
+
+APPLY_STAGED = f"""DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{_iri.STAGED_REMOVALS}> {{ ?s ?p ?o }} }} ;
+INSERT {{ ?s ?p ?o }} WHERE {{ GRAPH <{_iri.STAGED_ADDITIONS}> {{ ?s ?p ?o }} }} ;
+DROP SILENT GRAPH <{_iri.STAGED_REMOVALS}> ;
+DROP SILENT GRAPH <{_iri.STAGED_ADDITIONS}>"""
+"""Move the staged removals and additions into the default graph (one request: one transaction)."""
+
+CLEAR_AWAITING = f"DELETE WHERE {{ GRAPH <{_iri.EXTRACTION_GRAPH}> {{ ?paper <{_iri.AWAITS_CONSOLIDATION}> ?flag }} }}"
+"""Mark every paper's record as reflected in the entity-level triples."""
+
+UPDATES = ("APPLY_STAGED", "CLEAR_AWAITING")
+"""The names of the SPARQL updates above; every other upper-case string here is a query."""

@@ -90,11 +90,17 @@ def test_every_query_runs(store) -> None:
     texts = [
         value
         for name, value in vars(queries).items()
-        if name.isupper() and isinstance(value, str) and name != "ALIAS_SEPARATOR"
+        if name.isupper() and isinstance(value, str) and name not in ("ALIAS_SEPARATOR", *queries.UPDATES)
     ]
     assert len(texts) >= 15
     for text in texts:
         store.query(text)
+
+
+def test_every_update_runs(tmp_path: Path) -> None:
+    with open_store(tmp_path / "s", create=True) as scratch:
+        for name in queries.UPDATES:
+            scratch.ox.update(getattr(queries, name))
 
 
 def test_text_is_bound_not_pasted(store) -> None:

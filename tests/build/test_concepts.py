@@ -1,0 +1,120 @@
+"""One node per concept across papers: acronyms, folded labels, type and label votes (kg.build.concepts)."""
+
+from __future__ import annotations
+
+import random
+
+from kg.build.concepts import Concept, find_concepts
+from kg.extract.records import Entity, Mention
+from kg.normalize import fold
+
+
+def entity(key: str, label: str, kind: str = "Method", aliases: tuple[str, ...] = (), mentions: int = 1) -> Entity:
+    return Entity(key, label, kind, aliases, mentions=tuple(Mention(0, len(label), label) for _ in range(mentions)))
+
+
+SEGMENT = entity("segment-anything-model", "Segment Anything Model", aliases=("SAM",))
+SHARPNESS = entity("sharpness-aware-minimization", "Sharpness-Aware Minimization", aliases=("SAM",))
+SAM_ALONE = entity("sam", "SAM")
+
+
+def concept_of(found, paper: str, key: str) -> Concept:
+    return found.concepts[found.key_of[paper, key]]
+
+
+def test_an_acronym_defined_once_joins_its_long_form_across_papers() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("low-rank-adaptation", "Low-Rank Adaptation", aliases=("LoRA",))],
+            "p2": [entity("lora", "LoRA")],
+            "p3": [entity("lora", "LoRAs")],
+        }
+    )
+    assert len(found.concepts) == 1
+    (concept,) = found.concepts.values()
+    assert concept_of(found, "p2", "lora") == concept_of(found, "p1", "low-rank-adaptation")
+    assert (concept.label, concept.aliases) == ("LoRA", ("Low-Rank Adaptation",))
+
+
+def test_an_acronym_defined_two_ways_stays_two_entities_and_its_undefined_use_a_third() -> None:
+    found = find_concepts({"p1": [SEGMENT], "p2": [SHARPNESS], "p3": [SAM_ALONE]})
+    keys = {found.key_of[paper, e.id] for paper, e in (("p1", SEGMENT), ("p2", SHARPNESS), ("p3", SAM_ALONE))}
+    assert keys == {"segment-anything-model", "sharpness-aware-minimization", "sam"}
+    assert concept_of(found, "p3", "sam").label == "SAM"
+    # Defined once only, the same undefined use joins the definition.
+    once = find_concepts({"p1": [SEGMENT], "p3": [SAM_ALONE]})
+    assert len(once.concepts) == 1
+    assert once.key_of["p3", "sam"] == once.key_of["p1", "segment-anything-model"] == "segment-anything-model"
+
+
+def test_labels_that_fold_alike_are_one_concept() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("chain-of-thought", "chain-of-thought")],
+            "p2": [entity("chain-of-thought-prompting", "Chain-of-Thought")],
+            "p3": [entity("chain-of-thought-prompting", "Chain-of-Thought", aliases=("CoT",))],
+            "p4": [entity("cot", "CoTs")],
+        }
+    )
+    assert len(found.concepts) == 1
+    (concept,) = found.concepts.values()
+    # Spellings that fold alike pool their votes; the most frequent spelling is the label.
+    assert (concept.key, concept.label) == ("chain-of-thought-prompting", "Chain-of-Thought")
+    assert concept.aliases == ("CoT", "CoTs")
+
+
+def test_the_type_is_the_majority_over_mentions_not_the_first_paper() -> None:
+    papers = {
+        "p1": [entity("accuracy", "accuracy", "Task")],
+        "p2": [entity("accuracy", "accuracy", "Metric")],
+        "p3": [entity("accuracy", "Accuracy", "Metric")],
+    }
+    assert find_concepts(papers).concepts["accuracy"].type == "Metric"
+    # One paper mentioning it three times outweighs two that mention it once.
+    papers["p1"] = [entity("accuracy", "accuracy", "Task", mentions=3)]
+    assert find_concepts(papers).concepts["accuracy"].type == "Task"
+
+
+def test_ties_are_broken_by_a_fixed_order() -> None:
+    tied = {"p1": [entity("x", "x", "Task")], "p2": [entity("x", "X", "Method")]}
+    concept = find_concepts(tied).concepts["x"]
+    assert (concept.type, concept.label) == ("Method", "X")  # ENTITY_TYPES order; "X" sorts before "x"
+    defined = {
+        "p1": [entity("lora", "LoRA")],
+        "p2": [entity("low-rank-adaptation", "Low-Rank Adaptation", aliases=("LoRA",))],
+    }
+    # The longer name, and the key it reads as.
+    assert list(find_concepts(defined).concepts.items()) == [
+        ("low-rank-adaptation", Concept("low-rank-adaptation", "Low-Rank Adaptation", "Method", ("LoRA",)))
+    ]
+
+
+def test_the_result_depends_on_the_set_of_records_only() -> None:
+    papers = {
+        "p1": [SEGMENT, entity("vit", "ViT", "Method")],
+        "p2": [SHARPNESS, entity("vision-transformer", "Vision Transformer", aliases=("ViT",))],
+        "p3": [SAM_ALONE, entity("vision-transformer", "vision transformers", "Task", mentions=2)],
+        "p4": [entity("cl", "CL", "Task"), entity("continual-learning", "continual learning", "Task", ("CL",))],
+    }
+    expected = find_concepts(papers)
+    rng = random.Random(7)
+    for _ in range(5):
+        names = list(papers)
+        rng.shuffle(names)
+        shuffled = {name: rng.sample(papers[name], len(papers[name])) for name in names}
+        assert find_concepts(shuffled) == expected
+
+
+def test_no_two_concepts_share_a_folded_label() -> None:
+    rng = random.Random(11)
+    words = ["LoRA", "lora", "Low-Rank Adaptation", "SAM", "sam", "ViT", "Vision Transformers", "CL", "cl"]
+    papers = {}
+    for number in range(60):
+        chosen = rng.sample(words, 3)
+        papers[f"p{number}"] = [
+            entity(f"k{rng.randrange(12)}", label, rng.choice(["Method", "Task"]), aliases=(rng.choice(words),))
+            for label in chosen
+        ]
+    found = find_concepts(papers)
+    folds = [fold(concept.label) for concept in found.concepts.values()]
+    assert len(folds) == len(set(folds))
