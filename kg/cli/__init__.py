@@ -81,9 +81,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 # --- training ----------------------------------------------------------------------------------
 
-@command("train", "train the SciERC joint model (scierc) or the relation classifier (relations)")
+@command("train", "train the default extraction model (extraction), the SciERC joint model (scierc) or the rules "
+                  "profile's relation classifier (relations)")
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.target == "relations":
+    if args.target == "extraction":
+        from kg.extract.learned.training import train as train_extraction
+
+        output = train_extraction(Path(args.output) if args.output else None, minutes=args.minutes)
+    elif args.target == "relations":
         from kg.extract.relation_model import MODEL_FILE
         from kg.extract.relation_training import train_relations
 
@@ -275,8 +280,9 @@ def make_parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", parents=[common, nlp], help=COMMANDS["build"][1])
     extract = sub.add_parser("extract", parents=[common, nlp], help=COMMANDS["extract"][1])
     extract.add_argument("--format", default="jsonl", help="output format (jsonl)")
-    extract.add_argument("--profile", choices=("default", "scierc"), default="default",
-                         help="scierc: every typed span, as the SciERC benchmark scores them")
+    extract.add_argument("--profile", choices=("default", "rules", "scierc"), default="default",
+                         help="default: the model learned from the project's annotations; rules: vocabularies "
+                              "and rules over the parse; scierc: every typed span, as the SciERC benchmark scores them")
     evaluate = sub.add_parser("eval", parents=[common], help=COMMANDS["eval"][1])
     evaluate.add_argument("benchmark", choices=("gold", "scierc"))
     evaluate.add_argument("--gold", action="append", metavar="FILE",
@@ -285,13 +291,15 @@ def make_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--format", choices=("text", "json"), default="text")
     evaluate.add_argument("--model", default=None, help="spaCy pipeline (see kg build --model)")
     train = sub.add_parser("train", parents=[common], help=COMMANDS["train"][1])
-    train.add_argument("target", choices=("scierc", "relations"),
-                       help="scierc: the joint entity and relation model; relations: the default profile's "
-                            "relation classifier (both on SciERC train)")
+    train.add_argument("target", choices=("extraction", "scierc", "relations"),
+                       help="extraction: the default profile's joint model, on data/annotations/train.json; "
+                            "scierc: the SciERC joint model; relations: the rules profile's relation classifier "
+                            "(both on SciERC train)")
     train.add_argument("--output", metavar="FILE", default=None,
                        help="where to write the weights (default: the package's own, in kg/models/)")
     train.add_argument("--minutes", type=float, default=None,
-                       help="scierc: stop after the epoch that passes this many minutes, keeping the best so far")
+                       help="extraction, scierc: stop after the epoch that passes this many minutes, keeping the "
+                            "best so far")
     train.add_argument("--epochs", type=int, default=None, help="scierc: epochs (default 10)")
     train.add_argument("--context", type=int, default=None,
                        help="scierc: word pieces of the neighbouring sentences read on each side (default 0)")

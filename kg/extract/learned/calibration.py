@@ -51,6 +51,32 @@ class Calibration:
             y_points.extend((total / count, total / count))
         return cls(np.array(x_points), np.array(y_points))
 
+    @classmethod
+    def platt(cls, scores: Sequence[float], correct: Sequence[int], *, iterations: int = 200) -> Calibration:
+        """Logistic regression of ``correct`` on the logit of the score (Platt scaling: two parameters, so
+        steadier than isotonic regression on a few hundred relations), tabulated at 101 points.
+
+        >>> calibration = Calibration.platt([0.2, 0.4, 0.6, 0.8] * 5, [0, 0, 1, 1] * 5)
+        >>> calibration(0.2) < 0.2 and calibration(0.8) > 0.8
+        True
+        """
+        p = np.clip(np.asarray(scores, dtype=np.float64), 1e-4, 1 - 1e-4)
+        x = np.log(p / (1 - p))
+        y = np.asarray(correct, dtype=np.float64)
+        a, b = 1.0, 0.0
+        for _ in range(iterations):  # Newton's method on the log loss, lightly regularised
+            q = 1 / (1 + np.exp(-(a * x + b)))
+            w = q * (1 - q) + 1e-9
+            gradient = np.array([((q - y) * x).sum() + 1e-3 * a, (q - y).sum()])
+            hessian = np.array([[(w * x * x).sum() + 1e-3, (w * x).sum()], [(w * x).sum(), w.sum()]])
+            step = np.linalg.solve(hessian, gradient)
+            a, b = a - step[0], b - step[1]
+            if np.abs(step).max() < 1e-8:
+                break
+        grid = np.linspace(0.0, 1.0, 101)
+        clipped = np.clip(grid, 1e-4, 1 - 1e-4)
+        return cls(grid, 1 / (1 + np.exp(-(a * np.log(clipped / (1 - clipped)) + b))))
+
     def __call__(self, score: float) -> float:
         if self.x is None or self.y is None or len(self.x) == 0:
             return float(score)

@@ -74,13 +74,15 @@ def segmenter(model: str | None = None):
 
 def words_of(doc) -> tuple[list, list[tuple[int, int]]]:
     """The non-space tokens of a Doc and the word spans of its sentences (empty sentences left out)."""
+    from bisect import bisect_left
+
     tokens = [t for t in doc if not t.is_space]
-    index = {t.i: k for k, t in enumerate(tokens)}
+    positions = [t.i for t in tokens]
     sentences = []
     for sentence in doc.sents:
-        inside = [index[t.i] for t in sentence if t.i in index]
-        if inside:
-            sentences.append((inside[0], inside[-1] + 1))
+        a, b = bisect_left(positions, sentence.start), bisect_left(positions, sentence.end)
+        if b > a:
+            sentences.append((a, b))
     return tokens, sentences
 
 
