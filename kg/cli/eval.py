@@ -38,9 +38,17 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="spaCy pipeline (see kg build --model)")
 
 
-@command("train", "train the SciERC joint model (scierc) or the relation classifier (relations)")
+@command(
+    "train",
+    "train the learned extraction model (extraction), the SciERC joint model (scierc) "
+    "or the relation classifier (relations)",
+)
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.target == "relations":
+    if args.target == "extraction":
+        from kg.extract.learned.training import train as train_extraction
+
+        output = train_extraction(Path(args.output) if args.output else None, minutes=args.minutes)
+    elif args.target == "relations":
         from kg.extract.relation_model import MODEL_FILE
         from kg.extract.relation_training import train_relations
 
@@ -61,9 +69,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 def _train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
-        choices=("scierc", "relations"),
-        help="scierc: the joint entity and relation model; relations: the default profile's "
-        "relation classifier (both on SciERC train)",
+        choices=("extraction", "scierc", "relations"),
+        help="extraction: the learned profile's joint model, on data/annotations/train.json; scierc: the SciERC "
+        "joint model; relations: the rules profile's relation classifier (both on SciERC train)",
     )
     parser.add_argument(
         "--output",
@@ -75,7 +83,7 @@ def _train_options(parser: argparse.ArgumentParser) -> None:
         "--minutes",
         type=float,
         default=None,
-        help="scierc: stop after the epoch that passes this many minutes, keeping the best so far",
+        help="extraction, scierc: stop after the epoch that passes this many minutes, keeping the best so far",
     )
     parser.add_argument("--epochs", type=int, default=None, help="scierc: epochs (default 10)")
     parser.add_argument(

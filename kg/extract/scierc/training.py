@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import UsageError
+from kg.extract.bert_torch import bert_module, encoder_arrays
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.scierc.corpus import read_split
 from kg.extract.scierc.model import (
@@ -239,16 +240,6 @@ def _model_config(config: dict, settings: Settings) -> dict:
 
 # --- the torch network --------------------------------------------------------------------------
 
-_LAYER_NAMES = {
-    "query": "attention.self.query",
-    "key": "attention.self.key",
-    "value": "attention.self.value",
-    "attention_out": "attention.output.dense",
-    "attention_norm": "attention.output.LayerNorm",
-    "intermediate": "intermediate.dense",
-    "out": "output.dense",
-    "out_norm": "output.LayerNorm",
-}
 _HEAD_NAMES = {
     "width_embedding.weight": "width_embedding",
     "distance_embedding.weight": "distance_embedding",
@@ -269,17 +260,7 @@ _HEAD_NAMES = {
 def export_arrays(net, config: dict) -> dict[str, np.ndarray]:
     """The network's weights under the names :class:`SciercModel` reads."""
     state = {name: tensor.detach().cpu().numpy().copy() for name, tensor in net.state_dict().items()}
-    arrays = {
-        "encoder/embeddings.word_embeddings.weight": state["bert.word.weight"],
-        "encoder/embeddings.position_embeddings.weight": state["bert.position"],
-        "encoder/embeddings.token_type_embeddings.weight": state["bert.token_type"][None, :],
-        "encoder/embeddings.LayerNorm.weight": state["bert.norm.weight"],
-        "encoder/embeddings.LayerNorm.bias": state["bert.norm.bias"],
-    }
-    for i in range(config["num_hidden_layers"]):
-        for short, name in _LAYER_NAMES.items():
-            for kind in ("weight", "bias"):
-                arrays[f"encoder/encoder.layer.{i}.{name}.{kind}"] = state[f"bert.layers.{i}.{short}.{kind}"]
+    arrays = encoder_arrays(state, config["num_hidden_layers"])
     arrays.update({ours: state[theirs] for theirs, ours in _HEAD_NAMES.items()})
     return arrays
 
@@ -287,7 +268,7 @@ def export_arrays(net, config: dict) -> dict[str, np.ndarray]:
 def _network(torch, weights: dict[str, np.ndarray], config: dict):
     """BertModel (from all-MiniLM-L6-v2's weights) with the span and relation heads, in torch."""
     nn, functional = torch.nn, torch.nn.functional
-    hidden, eps = config["hidden_size"], config["layer_norm_eps"]
+    hidden = config["hidden_size"]
 
     def tensor(name: str):
         return torch.from_numpy(np.array(weights[name], dtype=np.float32))
@@ -298,60 +279,10 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
             layer.weight.data, layer.bias.data = tensor(f"{name}.weight"), tensor(f"{name}.bias")
         return layer
 
-    def norm(name: str):
-        layer = nn.LayerNorm(hidden, eps=eps)
-        layer.weight.data, layer.bias.data = tensor(f"{name}.weight"), tensor(f"{name}.bias")
-        return layer
-
-    class Bert(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.heads = config["num_attention_heads"]
-            self.word = nn.Embedding.from_pretrained(tensor("embeddings.word_embeddings.weight"), freeze=False)
-            self.position = nn.Parameter(tensor("embeddings.position_embeddings.weight"))
-            self.token_type = nn.Parameter(tensor("embeddings.token_type_embeddings.weight")[0].clone())
-            self.norm = norm("embeddings.LayerNorm")
-            self.layers = nn.ModuleList()
-            for i in range(config["num_hidden_layers"]):
-                p = f"encoder.layer.{i}"
-                inner = config["intermediate_size"]
-                shapes = {
-                    "query": (hidden, hidden),
-                    "key": (hidden, hidden),
-                    "value": (hidden, hidden),
-                    "attention_out": (hidden, hidden),
-                    "intermediate": (hidden, inner),
-                    "out": (inner, hidden),
-                }
-                layer = nn.ModuleDict(
-                    {short: linear(f"{p}.{_LAYER_NAMES[short]}", *shape) for short, shape in shapes.items()}
-                )
-                layer["attention_norm"] = norm(f"{p}.{_LAYER_NAMES['attention_norm']}")
-                layer["out_norm"] = norm(f"{p}.{_LAYER_NAMES['out_norm']}")
-                self.layers.append(layer)
-
-        def forward(self, ids, mask):
-            n, t = ids.shape
-            x = self.norm(self.word(ids) + self.position[:t] + self.token_type)
-            h = self.heads
-            bias = (1.0 - mask)[:, None, None, :] * -1e9
-            for layer in self.layers:
-
-                def split(name):
-                    return layer[name](x).view(n, t, h, hidden // h).transpose(1, 2)
-
-                attention = torch.softmax(
-                    split("query") @ split("key").transpose(-1, -2) / math.sqrt(hidden // h) + bias, -1
-                )
-                context = (attention @ split("value")).transpose(1, 2).reshape(n, t, hidden)
-                x = layer["attention_norm"](x + layer["attention_out"](context))
-                x = layer["out_norm"](x + layer["out"](functional.gelu(layer["intermediate"](x))))
-            return x
-
     class Joint(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.bert = Bert()
+            self.bert = bert_module(torch, weights, config)
             types, labels = len(ENTITY_TYPES) + 1, len(RELATION_LABELS) + 1
             self.width_embedding = nn.Embedding(SPAN_WIDTH, EMBEDDING)
             self.distance_embedding = nn.Embedding(10, EMBEDDING)

@@ -1,0 +1,190 @@
+"""The learned profile's figures on the annotated dev abstracts: the annotation scorer's own figures
+(``../shared/gold/score.py``: typed and proposed entity F1, relation F1, per type and per predicate),
+an ablation of the parts on top of the model, and the reliability of the relation confidences.
+
+    python -m kg.eval.learned [--ablation] [--reliability] [--json]
+
+Each variant is ``kg extract --profile learned`` with some decoding settings changed; the scorer is
+run on its output as ``score.py PRED.jsonl`` would be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from kg.eval.gold import DEFAULT_GOLD
+
+SCORER = DEFAULT_GOLD.parent / "score.py"
+ABLATIONS = (
+    ("model alone", {"acronyms": False, "references": False, "vocabulary": False}),
+    ("+ acronyms (Schwartz-Hearst)", {"acronyms": True, "references": False, "vocabulary": False}),
+    ("+ coreference to the proposed entity", {"acronyms": True, "references": True, "vocabulary": False}),
+    ("+ vocabulary types (SKOS)", {"acronyms": True, "references": True, "vocabulary": True}),
+)
+
+
+def scorer():
+    """The annotation's scorer, imported from beside the annotations."""
+    spec = importlib.util.spec_from_file_location("gold_score", SCORER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def extract(gold: Path = DEFAULT_GOLD, *, profile: str = "learned", settings: dict | None = None) -> list[dict]:
+    """``kg extract`` output (as dicts) for the annotated abstracts."""
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import Document
+
+    records = json.loads(Path(gold).read_text(encoding="utf-8"))
+    documents = [Document(id=r["sha1"], text=r["text"], source=f"gold:{r['sha1']}") for r in records]
+    extractor = Extractor(profile=profile, settings=settings)
+    return [record.to_json() for record in extractor.extract(documents)]
+
+
+def score(predictions: list[dict], gold: Path = DEFAULT_GOLD) -> dict:
+    """What ``score.py PRED.jsonl`` prints (its JSON), with P/R/F1 added per type and predicate."""
+    module = scorer()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pred.jsonl"
+        path.write_text("".join(json.dumps(p) + "\n" for p in predictions), encoding="utf-8")
+        gold_entities, gold_relations = module.load_gold([str(gold)])
+        pred = {p["id"]: p["entities"] for p in predictions}
+        pred_relations = {p["id"]: p["relations"] for p in predictions}
+        out = {
+            "typed": module.score(pred, gold_entities, True),
+            "untyped": module.score(pred, gold_entities, False),
+            "proposed": module.score_proposed(pred, gold_entities),
+            "relations": module.score_relations(pred, pred_relations, gold_entities, gold_relations, False),
+            "pairs": module.score_relations(pred, pred_relations, gold_entities, gold_relations, True),
+        }
+    for key, table in (("typed", "per_type"), ("relations", "per_predicate")):
+        for row in out[key][table].values():
+            tp, fp, fn = row["tp"], row["fp"], row["fn"]
+            p = tp / (tp + fp) if tp + fp else 0.0
+            r = tp / (tp + fn) if tp + fn else 0.0
+            row.update(P=round(p, 3), R=round(r, 3), F1=round(2 * p * r / (p + r), 3) if p + r else 0.0)
+    return out
+
+
+def relation_outcomes(predictions: list[dict], gold: Path = DEFAULT_GOLD) -> list[tuple[float, int]]:
+    """``(confidence, right)`` for each predicted relation of a scored predicate: right when it matches an
+    annotated relation as ``score.py`` matches them."""
+    module = scorer()
+    gold_entities, gold_relations = module.load_gold([str(gold)])
+    out = []
+    for p in predictions:
+        if p["id"] not in gold_relations:
+            continue
+        wanted = module.relation_names(gold_entities[p["id"]], "name", gold_relations[p["id"]], "name")
+        by_id = {e["id"]: module.names(e, "label") for e in p["entities"]}
+        for r in p["relations"]:
+            if r["predicate"] not in module.SCORED or r["subject"] not in by_id or r["object"] not in by_id:
+                continue
+            found = (by_id[r["subject"]], r["predicate"], by_id[r["object"]])
+            out.append((r["confidence"], int(any(module.rel_match(found, g, False) for g in wanted))))
+    return out
+
+
+def _row(name: str, s: dict) -> str:
+    return (
+        f"| {name} | {s['typed']['P']:.3f} | {s['typed']['R']:.3f} | {s['typed']['F1']:.3f} | "
+        f"{s['proposed']['F1']:.3f} | {s['relations']['P']:.3f} | {s['relations']['R']:.3f} | "
+        f"{s['relations']['F1']:.3f} |"
+    )
+
+
+def report(*, ablation: bool = True, reliability_table: bool = True) -> str:
+    from kg.extract.learned.calibration import reliability
+
+    lines = []
+    predictions = extract()
+    scores = score(predictions)
+    lines += [
+        "dev (../shared/gold/dev.json), kg extract --profile learned, scored as score.py scores",
+        "",
+        "| entities | P | R | F1 | tp | fp | fn |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, row in scores["typed"]["per_type"].items():
+        lines.append(
+            f"| {name} | {row['P']:.3f} | {row['R']:.3f} | {row['F1']:.3f} | {row['tp']} | {row['fp']} | {row['fn']} |"
+        )
+    for name in ("typed", "untyped", "proposed"):
+        s = scores[name]
+        lines.append(
+            f"| **{name}** | {s['P']:.3f} | {s['R']:.3f} | {s['F1']:.3f} | {s.get('tp', '')} | "
+            f"{s.get('fp', '')} | {s.get('fn', '')} |"
+        )
+    lines += ["", "| relations | P | R | F1 | tp | fp | fn |", "|---|---|---|---|---|---|---|"]
+    for name, row in scores["relations"]["per_predicate"].items():
+        lines.append(
+            f"| {name} | {row['P']:.3f} | {row['R']:.3f} | {row['F1']:.3f} | {row['tp']} | {row['fp']} | {row['fn']} |"
+        )
+    for name in ("relations", "pairs"):
+        s = scores[name]
+        lines.append(
+            f"| **{name}** | {s['P']:.3f} | {s['R']:.3f} | {s['F1']:.3f} | {s['tp']} | {s['fp']} | {s['fn']} |"
+        )
+    if ablation:
+        lines += [
+            "",
+            "| variant | typed P | typed R | typed F1 | proposed F1 | relation P | relation R | relation F1 |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        rules = score(extract(profile="rules"))
+        lines.append(_row("rules profile (before)", rules))
+        for name, settings in ABLATIONS:
+            lines.append(_row(name, score(extract(settings=settings))))
+    if reliability_table:
+        outcomes = relation_outcomes(predictions)
+        rows, ece = reliability([c for c, _ in outcomes], [r for _, r in outcomes])
+        lines += ["", "| confidence | relations | mean confidence | fraction right |", "|---|---|---|---|"]
+        lines += [
+            f"| {low:.1f}-{high:.1f} | {count} | {mean:.3f} | {right:.3f} |" for low, high, count, mean, right in rows
+        ]
+        lines.append(f"\nexpected calibration error: {ece:.3f} over {len(outcomes)} relations")
+    return "\n".join(lines)
+
+
+def regression_figures(scores: dict) -> dict:
+    """The figures a regression test holds: P, R and F1 of typed entities, proposed and relations, and F1 per
+    type, each rounded down to 0.01 (the numpy and onnxruntime encoders differ in the last digits)."""
+    import math
+
+    def down(value: float) -> float:
+        return math.floor(value * 100) / 100
+
+    out = {"command": "python -m kg.eval.learned --json", "gold": "../shared/gold/dev.json"}
+    for key in ("typed", "proposed", "relations"):
+        out[key] = {m: down(scores[key][m]) for m in ("P", "R", "F1")}
+    out["per_type"] = {name: {"F1": down(row["F1"])} for name, row in scores["typed"]["per_type"].items()}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kg.eval.learned")
+    parser.add_argument("--no-ablation", action="store_true")
+    parser.add_argument("--no-reliability", action="store_true")
+    parser.add_argument("--json", action="store_true", help="the scores of the learned profile as JSON")
+    parser.add_argument(
+        "--regression", metavar="FILE", help="write the figures tests/test_learned.py holds (each rounded down to 0.01)"
+    )
+    args = parser.parse_args(argv)
+    if args.regression:
+        Path(args.regression).write_text(json.dumps(regression_figures(score(extract())), indent=2) + "\n")
+        return 0
+    if args.json:
+        print(json.dumps(score(extract()), indent=1))
+        return 0
+    print(report(ablation=not args.no_ablation, reliability_table=not args.no_reliability))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

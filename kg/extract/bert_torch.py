@@ -1,0 +1,105 @@
+"""BertModel's encoder in torch, built from Hugging Face-named weights, for the training of the joint
+models (:mod:`kg.extract.scierc.training`, :mod:`kg.extract.learned.training`); and its weights back
+under the names :class:`kg.extract.encoder.BertEncoder` reads. Run time needs neither torch nor this.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+LAYER_NAMES = {
+    "query": "attention.self.query",
+    "key": "attention.self.key",
+    "value": "attention.self.value",
+    "attention_out": "attention.output.dense",
+    "attention_norm": "attention.output.LayerNorm",
+    "intermediate": "intermediate.dense",
+    "out": "output.dense",
+    "out_norm": "output.LayerNorm",
+}
+
+
+def bert_module(torch, weights: dict[str, np.ndarray], config: dict, *, layers: int | None = None):
+    """BertModel (no pooler) as a torch module, from ``weights``; ``layers`` keeps only the first ones."""
+    nn, functional = torch.nn, torch.nn.functional
+    hidden, eps = config["hidden_size"], config["layer_norm_eps"]
+    count = config["num_hidden_layers"] if layers is None else layers
+
+    def tensor(name: str):
+        return torch.from_numpy(np.array(weights[name], dtype=np.float32))
+
+    def linear(name: str, inputs: int, outputs: int):
+        layer = nn.Linear(inputs, outputs)
+        layer.weight.data, layer.bias.data = tensor(f"{name}.weight"), tensor(f"{name}.bias")
+        return layer
+
+    def norm(name: str):
+        layer = nn.LayerNorm(hidden, eps=eps)
+        layer.weight.data, layer.bias.data = tensor(f"{name}.weight"), tensor(f"{name}.bias")
+        return layer
+
+    class Bert(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.heads = config["num_attention_heads"]
+            self.word = nn.Embedding.from_pretrained(tensor("embeddings.word_embeddings.weight"), freeze=False)
+            self.position = nn.Parameter(tensor("embeddings.position_embeddings.weight"))
+            self.token_type = nn.Parameter(tensor("embeddings.token_type_embeddings.weight")[0].clone())
+            self.norm = norm("embeddings.LayerNorm")
+            self.layers = nn.ModuleList()
+            inner = config["intermediate_size"]
+            for i in range(count):
+                p = f"encoder.layer.{i}"
+                shapes = {
+                    "query": (hidden, hidden),
+                    "key": (hidden, hidden),
+                    "value": (hidden, hidden),
+                    "attention_out": (hidden, hidden),
+                    "intermediate": (hidden, inner),
+                    "out": (inner, hidden),
+                }
+                layer = nn.ModuleDict(
+                    {short: linear(f"{p}.{LAYER_NAMES[short]}", *shape) for short, shape in shapes.items()}
+                )
+                layer["attention_norm"] = norm(f"{p}.{LAYER_NAMES['attention_norm']}")
+                layer["out_norm"] = norm(f"{p}.{LAYER_NAMES['out_norm']}")
+                self.layers.append(layer)
+
+        def forward(self, ids, mask):
+            n, t = ids.shape
+            x = self.norm(self.word(ids) + self.position[:t] + self.token_type)
+            h = self.heads
+            bias = (1.0 - mask)[:, None, None, :] * -1e9
+            for layer in self.layers:
+
+                def split(name):
+                    return layer[name](x).view(n, t, h, hidden // h).transpose(1, 2)
+
+                attention = torch.softmax(
+                    split("query") @ split("key").transpose(-1, -2) / math.sqrt(hidden // h) + bias, -1
+                )
+                context = (attention @ split("value")).transpose(1, 2).reshape(n, t, hidden)
+                x = layer["attention_norm"](x + layer["attention_out"](context))
+                x = layer["out_norm"](x + layer["out"](functional.gelu(layer["intermediate"](x))))
+            return x
+
+    return Bert()
+
+
+def encoder_arrays(state: dict[str, np.ndarray], layers: int, *, prefix: str = "bert.") -> dict[str, np.ndarray]:
+    """The encoder's weights of a state dict (numpy arrays) under :class:`BertEncoder`'s names,
+    ``encoder/``-prefixed."""
+    arrays = {
+        "encoder/embeddings.word_embeddings.weight": state[f"{prefix}word.weight"],
+        "encoder/embeddings.position_embeddings.weight": state[f"{prefix}position"],
+        "encoder/embeddings.token_type_embeddings.weight": state[f"{prefix}token_type"][None, :],
+        "encoder/embeddings.LayerNorm.weight": state[f"{prefix}norm.weight"],
+        "encoder/embeddings.LayerNorm.bias": state[f"{prefix}norm.bias"],
+    }
+    for i in range(layers):
+        for short, name in LAYER_NAMES.items():
+            for kind in ("weight", "bias"):
+                arrays[f"encoder/encoder.layer.{i}.{name}.{kind}"] = state[f"{prefix}layers.{i}.{short}.{kind}"]
+    return arrays

@@ -1,0 +1,9 @@
+"""The default profile's extractor: a joint span and relation model learned from the project's own
+annotations (``data/annotations/train.json``, annotated under ``GUIDELINES.md``).
+
+``data``         annotations -> per-sentence token spans, ``proposed`` flags and directed relation pairs
+``coref``        phrases that refer to the paper's own contribution ("our method", "the proposed framework")
+``model``        the numpy run-time model, the ``kg_learned`` spaCy component and its records
+``calibration``  isotonic calibration of relation confidences
+``training``     the torch training (``kg train extraction``)
+"""

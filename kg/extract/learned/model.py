@@ -1,0 +1,601 @@
+"""``kg_learned``: the entities, the contribution and the relations of an abstract, from one
+MiniLM encoder fine-tuned on the project's own annotations (:mod:`kg.extract.learned.data`).
+
+A span-based joint model in the manner of the SciERC one (:mod:`kg.extract.scierc.model`, whose
+pieces it reuses), but reading the whole abstract at once: the abstract's words (spaCy tokens) are
+split into WordPiece pieces and encoded once by all-MiniLM-L6-v2 fine-tuned with the heads (in
+chunks of whole sentences when it passes 510 pieces). Every stretch of up to ``max_width`` words of
+a sentence is a candidate span, represented by its first and last pieces and a width embedding;
+one head classifies it into our five types or none, a second scores whether the paper proposes it.
+Every ordered pair of the kept spans of a sentence, and of the phrases that refer to the paper's
+own contribution ("our method", "it", "we": :mod:`kg.extract.learned.coref`), is classified into
+the seven predicates or none, from the two span representations, their product, the mean of the
+pieces between them, their distance and their kinds.
+
+The extractor then makes entities (mentions folded alike, and an acronym with its Schwartz-Hearst
+long form, are one entity; its type is the one its mentions' probabilities favour together), puts
+relations of referring phrases on the proposed entity, and keeps for each entity pair the best
+predicate. A relation's confidence is the pair classifier's probability mapped through the isotonic
+calibration fitted on the held-out tenth of the annotations (:mod:`kg.extract.learned.calibration`).
+
+==================  ==========================  ============================================
+component           requires                    assigns
+==================  ==========================  ============================================
+``kg_learned``      ``token.is_sent_start``     ``doc.user_data["kg_learned"]`` (entities and
+                                                relations, read by :func:`record_of`)
+==================  ==========================  ============================================
+
+The weights ship as ``kg/models/learned_joint.npz`` (the encoder's matrices in int8) with the
+encoder's vocabulary ``kg/models/minilm_vocab.txt``; ``kg train extraction`` retrains them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.errors import ModelNotFoundError
+from kg.extract.acronyms import find_definitions
+from kg.extract.encoder import BertEncoder, WordPiece
+from kg.extract.learned.calibration import Calibration
+from kg.extract.learned.coref import find_references
+from kg.extract.learned.data import PREDICATES, REFERENCE, SYMMETRIC, TYPES, words_of
+from kg.extract.records import DocumentRecord, Entity, Mention, Relation
+from kg.extract.scierc.model import (
+    VOCAB_FILE,
+    _relu,
+    _softmax,
+    candidate_spans,
+    decode_spans,
+    distance_bucket,
+    unpack_weights,
+)
+from kg.normalize import entity_key, fold
+from kg.resources import MODELS_DIR
+
+MODEL_FILE = MODELS_DIR / "learned_joint.npz"
+ENCODER_FILE = MODELS_DIR / "learned_encoder.onnx"  # the same encoder, int8, for onnxruntime
+USER_DATA_KEY = "kg_learned"
+MAX_PIECES = 510  # MiniLM reads 512 positions, two of them [CLS] and [SEP]
+# SciERC's label for each predicate, and whether its arguments run the other way (DESIGN.md).
+SCIERC_OF = {
+    "usedFor": "USED-FOR",
+    "evaluatedOn": "EVALUATE-FOR",
+    "outperforms": "COMPARE",
+    "comparedWith": "COMPARE",
+    "partOf": "PART-OF",
+    "hyponymOf": "HYPONYM-OF",
+    "addresses": None,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Decoding thresholds (chosen on the held-out tenth, see :mod:`kg.extract.learned.training`)."""
+
+    span_threshold: float = 0.5  # a span is kept when "none" has less than this probability
+    proposed_threshold: float = 0.5
+    relation_threshold: float = 0.5  # a relation is kept when "none" has less than this probability
+    acronyms: bool = True  # join an acronym to its Schwartz-Hearst long form
+    references: bool = True  # relations of "our method" / "it" / "we" land on the proposed entity
+    vocabulary: bool = False  # curated SKOS labels decide the type of a known name
+
+
+@dataclass
+class DocumentPrediction:
+    """What the model reads off one abstract, over its words (end-exclusive word spans)."""
+
+    spans: list[tuple[int, int, np.ndarray, float]] = field(default_factory=list)  # start, end, type probs, proposed
+    references: list[tuple[int, int]] = field(default_factory=list)
+    # (first argument, second argument, probabilities over none + predicates); arguments index
+    # spans, then references (len(spans) + k)
+    pairs: list[tuple[int, int, np.ndarray]] = field(default_factory=list)
+
+
+class LearnedModel:
+    """The joint model (numpy inference); ``arrays`` as :mod:`kg.extract.learned.training` exports them."""
+
+    def __init__(
+        self,
+        arrays: dict[str, np.ndarray],
+        config: dict,
+        vocab: WordPiece,
+        settings: Settings = Settings(),
+        *,
+        encoder=None,
+    ) -> None:
+        self.config = config
+        self.max_width = int(config["max_width"])
+        self.encoder = encoder or BertEncoder(
+            {k[len("encoder/") :]: v for k, v in arrays.items() if k.startswith("encoder/")},
+            layers=config["layers"],
+            heads=config["heads"],
+            eps=config["layer_norm_eps"],
+        )
+        self.h = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items() if not k.startswith("encoder/")}
+        hidden = self.h["span.weight"].shape[1] - self.h["width_embedding"].shape[1]
+        hidden //= 2
+        weight = self.h["span.weight"]
+        # The span layer's input is [first piece, last piece, width]: three products added.
+        self._span_first = np.ascontiguousarray(weight[:, :hidden].T)
+        self._span_last = np.ascontiguousarray(weight[:, hidden : 2 * hidden].T)
+        self._span_width = self.h["width_embedding"] @ weight[:, 2 * hidden :].T + self.h["span.bias"]
+        for name in ("ner.0", "ner.1", "proposed.0", "proposed.1", "rel.0", "rel.1"):
+            self.h[f"{name}.weight.T"] = np.ascontiguousarray(self.h[f"{name}.weight"].T)
+        self.vocab = vocab
+        self.settings = settings
+        self.calibration = Calibration.from_arrays(self.h.get("calibration.x"), self.h.get("calibration.y"))
+
+    @classmethod
+    def load(
+        cls, path: Path | str | None = None, settings: Settings | None = None, *, runtime: str | None = None
+    ) -> LearnedModel:
+        """The shipped model (or ``path``, or ``$KG_LEARNED_MODEL``). Its encoder runs in onnxruntime
+        where that is installed and the ONNX graph is beside the weights, else in numpy; ``runtime``
+        (or ``$KG_ENCODER_RUNTIME``), ``"numpy"`` or ``"onnx"``, chooses."""
+        path = Path(path or os.environ.get("KG_LEARNED_MODEL") or MODEL_FILE)
+        if not path.is_file():
+            raise ModelNotFoundError(f"{path}: the extraction model is missing (retrain it with: kg train extraction)")
+        with np.load(path) as npz:
+            arrays, config = unpack_weights({name: npz[name] for name in npz.files})
+        vocab_file = path.with_name(VOCAB_FILE.name) if path.with_name(VOCAB_FILE.name).is_file() else VOCAB_FILE
+        if settings is None:
+            settings = Settings(**config.get("settings", {}))
+        from kg.extract.learned import onnx_encoder
+
+        graph = path.with_name(ENCODER_FILE.name)
+        runtime = (
+            runtime or os.environ.get("KG_ENCODER_RUNTIME") or ("onnx" if onnx_encoder.available(graph) else "numpy")
+        )
+        encoder = onnx_encoder.OnnxEncoder(graph) if runtime == "onnx" else None
+        return cls(arrays, config, WordPiece.from_file(vocab_file), settings, encoder=encoder)
+
+    # --- computing -------------------------------------------------------------------------
+
+    def predict(
+        self,
+        documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]], Sequence[tuple[int, int]]]],
+        *,
+        batch_size: int = 4,
+        cache: dict | None = None,
+    ) -> list[DocumentPrediction]:
+        """For each ``(words, sentences, references)`` (word spans), the spans, their proposed
+        scores and the relation probabilities of every ordered pair of arguments in a sentence.
+        ``cache`` keeps the encoder's output per document between calls (threshold search)."""
+        encoded = [None if cache is None else cache.get(tuple(words)) for words, _, _ in documents]
+        missing = [d for d, e in enumerate(encoded) if e is None]
+        for d, state in zip(missing, self.encode([documents[d][:2] for d in missing], batch_size=batch_size)):
+            encoded[d] = state
+            if cache is not None:
+                cache[tuple(documents[d][0])] = state
+        return [
+            self._document(*state, sentences, references)
+            for state, (_, sentences, references) in zip(encoded, documents)
+        ]
+
+    def encode(
+        self, documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]]]], *, batch_size: int = 4
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each abstract's piece states, and the first and last piece of each word among them."""
+        chunks = []  # (document, (ids, firsts, lasts, first word))
+        for d, (words, sentences) in enumerate(documents):
+            chunks.extend((d, chunk) for chunk in document_chunks(self.vocab, words, sentences))
+        order = sorted(range(len(chunks)), key=lambda k: len(chunks[k][1][0]))
+        states: dict[int, np.ndarray] = {}
+        for begin in range(0, len(order), batch_size):
+            rows = order[begin : begin + batch_size]
+            hidden = self.encoder([chunks[k][1][0] for k in rows])
+            for row, k in enumerate(rows):
+                states[k] = hidden[row, : len(chunks[k][1][0])]
+        out = []
+        k = 0
+        for d, (words, _) in enumerate(documents):
+            pieces, firsts, lasts = [], np.zeros(len(words), dtype=np.int64), np.zeros(len(words), dtype=np.int64)
+            offset = 0
+            while k < len(chunks) and chunks[k][0] == d:
+                ids, chunk_firsts, chunk_lasts, first_word = chunks[k][1]
+                pieces.append(states[k])
+                span = slice(first_word, first_word + len(chunk_firsts))
+                firsts[span] = np.asarray(chunk_firsts) + offset
+                lasts[span] = np.asarray(chunk_lasts) + offset
+                offset += len(ids)
+                k += 1
+            hidden = np.concatenate(pieces) if pieces else np.zeros((0, self._span_first.shape[0]), np.float32)
+            out.append((hidden, firsts, lasts))
+        return out
+
+    def projections(self, hidden: np.ndarray, firsts: np.ndarray, lasts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each word's first piece and last piece through the span layer (computed once per abstract)."""
+        return hidden[firsts] @ self._span_first, hidden[lasts] @ self._span_last
+
+    def span_scores(
+        self,
+        hidden: np.ndarray,
+        firsts: np.ndarray,
+        lasts: np.ndarray,
+        candidates: Sequence[tuple[int, int]],
+        projections=None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The span features and the type probabilities (none + 5) of candidate word spans."""
+        h = self.h
+        first, last = projections or self.projections(hidden, firsts, lasts)
+        a = np.array([c[0] for c in candidates])
+        b = np.array([c[1] for c in candidates])
+        features = _relu(first[a] + last[b - 1] + self._span_width[np.minimum(b - a, self.max_width) - 1])
+        probabilities = _softmax(
+            _relu(features @ h["ner.0.weight.T"] + h["ner.0.bias"]) @ h["ner.1.weight.T"] + h["ner.1.bias"]
+        )
+        return features, probabilities
+
+    def proposed_scores(self, features: np.ndarray) -> np.ndarray:
+        h = self.h
+        logits = (
+            _relu(features @ h["proposed.0.weight.T"] + h["proposed.0.bias"]) @ h["proposed.1.weight.T"]
+            + h["proposed.1.bias"]
+        )[:, 0]
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    def pair_scores(
+        self,
+        hidden: np.ndarray,
+        firsts: np.ndarray,
+        lasts: np.ndarray,
+        features: np.ndarray,
+        arguments: Sequence[tuple[int, int, int]],
+        pairs: Sequence[tuple[int, int]],
+    ) -> np.ndarray:
+        """Probabilities (none + 7 predicates) of ordered ``pairs`` of ``arguments`` ``(start, end, kind)``
+        whose span features are the rows of ``features``."""
+        h = self.h
+        x = np.array([p[0] for p in pairs])
+        y = np.array([p[1] for p in pairs])
+        between = np.stack([mean_between(hidden, firsts, lasts, arguments[i][:2], arguments[j][:2]) for i, j in pairs])
+        distance = np.array([distance_bucket(arguments[j][0] - arguments[i][0]) for i, j in pairs])
+        kinds = np.array([a[2] for a in arguments])
+        representation = np.concatenate(
+            [
+                features[x],
+                features[y],
+                features[x] * features[y],
+                between,
+                h["distance_embedding"][distance],
+                h["kind_embedding"][kinds[x]],
+                h["kind_embedding"][kinds[y]],
+            ],
+            -1,
+        )
+        return _softmax(
+            _relu(representation @ h["rel.0.weight.T"] + h["rel.0.bias"]) @ h["rel.1.weight.T"] + h["rel.1.bias"]
+        )
+
+    def _document(self, hidden, firsts, lasts, sentences, references) -> DocumentPrediction:
+        prediction = DocumentPrediction()
+        if not len(firsts):
+            return prediction
+        projections = self.projections(hidden, firsts, lasts)
+        candidates, bounds = [], []
+        for begin, end in sentences:
+            start = len(candidates)
+            candidates.extend((begin + a, begin + b) for a, b in candidate_spans(end - begin, self.max_width))
+            bounds.append((start, len(candidates)))
+        features, probabilities = self.span_scores(hidden, firsts, lasts, candidates, projections)
+        arguments, argument_rows, numbering, pairs = [], [], [], []
+        ref_spans = []
+        for (begin, end), (low, high) in zip(sentences, bounds):
+            chosen = decode_spans(probabilities[low:high], candidates[low:high], threshold=self.settings.span_threshold)
+            taken = {w for _, (a, b), _ in chosen for w in range(a, b)}
+            refs = [(a, b) for a, b in references if begin <= a and b <= end and taken.isdisjoint(range(a, b))]
+            if not self.settings.references:
+                refs = []
+            first = len(arguments)
+            for k, (a, b), label in chosen:
+                numbering.append(("span", len(prediction.spans)))
+                prediction.spans.append((a, b, probabilities[low + k], 0.0))
+                arguments.append((a, b, int(label)))
+                argument_rows.append(low + k)
+            for a, b in refs:
+                numbering.append(("ref", len(prediction.references)))
+                prediction.references.append((a, b))
+                arguments.append((a, b, REFERENCE))
+                argument_rows.append(-1 - len(ref_spans))
+                ref_spans.append((a, b))
+            pairs.extend(
+                (i, j)
+                for i in range(first, len(arguments))
+                for j in range(first, len(arguments))
+                if i != j and (arguments[i][2] != REFERENCE or arguments[j][2] != REFERENCE)
+            )
+        if not arguments:
+            return prediction
+        span_rows = [r for r in argument_rows if r >= 0]
+        argument_features = np.zeros((len(arguments), features.shape[1]), dtype=features.dtype)
+        is_span = np.array([r >= 0 for r in argument_rows])
+        if span_rows:
+            argument_features[is_span] = features[span_rows]
+            proposed = self.proposed_scores(features[span_rows])
+            prediction.spans = [(a, b, p, float(q)) for (a, b, p, _), q in zip(prediction.spans, proposed)]
+        if ref_spans:
+            argument_features[~is_span] = self.span_scores(hidden, firsts, lasts, ref_spans, projections)[0]
+        if pairs:
+            scores = self.pair_scores(hidden, firsts, lasts, argument_features, arguments, pairs)
+            prediction.pairs = [(numbering[i], numbering[j], row) for (i, j), row in zip(pairs, scores)]
+        return prediction
+
+
+def document_chunks(
+    vocab: WordPiece, words: Sequence[str], sentences: Sequence[tuple[int, int]], limit: int = MAX_PIECES
+) -> list[tuple[list[int], list[int], list[int], int]]:
+    """The abstract as encoder inputs: ``(ids, firsts, lasts, first word)`` per chunk of whole sentences
+    of at most ``limit`` pieces (one chunk for nearly every abstract); ``firsts``/``lasts`` give each
+    word's first and last piece in its chunk. A sentence longer than ``limit`` is cut.
+
+    >>> vocab = WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "a": 3, "##b": 4})
+    >>> document_chunks(vocab, ["ab", "a", "a"], [(0, 2), (2, 3)])
+    [([1, 3, 4, 3, 3, 2], [1, 3, 4], [2, 3, 4], 0)]
+    >>> [c[0] for c in document_chunks(vocab, ["ab", "a", "a"], [(0, 2), (2, 3)], limit=3)]
+    [[1, 3, 4, 3, 2], [1, 3, 2]]
+    """
+    pieces = [vocab(w) for w in words]
+    chunks = []
+    current: list[int] = []
+    start = 0
+    for begin, end in sentences:
+        size = sum(len(pieces[k]) for k in range(begin, end))
+        if current and sum(len(pieces[k]) for k in current) + size > limit:
+            chunks.append(current)
+            current = []
+        current.extend(range(begin, end))
+    if current:
+        chunks.append(current)
+    out = []
+    for chunk in chunks:
+        ids, firsts, lasts = [vocab.ids["[CLS]"]], [], []
+        start = chunk[0]
+        for k in chunk:
+            firsts.append(len(ids))
+            room = limit + 1 - len(ids)
+            ids.extend(pieces[k][: max(room, 0)] if room > 0 else [])
+            if len(ids) == firsts[-1]:  # no room left: the word shares the last piece
+                firsts[-1] = len(ids) - 1
+            lasts.append(len(ids) - 1)
+        ids.append(vocab.ids["[SEP]"])
+        out.append((ids, firsts, lasts, start))
+    return out
+
+
+def mean_between(hidden: np.ndarray, firsts, lasts, first: tuple[int, int], second: tuple[int, int]) -> np.ndarray:
+    """The mean of the pieces between two word spans (zeros when they touch)."""
+    low = min(lasts[first[1] - 1], lasts[second[1] - 1]) + 1
+    high = max(firsts[first[0]], firsts[second[0]])
+    return hidden[low:high].mean(0) if high > low else np.zeros(hidden.shape[-1], dtype=hidden.dtype)
+
+
+# --- from predictions to entities and relations ------------------------------------------------
+
+
+@dataclass
+class _Group:
+    label: str
+    forms: dict[str, str]
+    mentions: list[tuple[int, int]]  # word spans
+    types: np.ndarray
+    proposed: float
+
+
+def decode_document(
+    prediction: DocumentPrediction,
+    words: Sequence[str],
+    offsets: Sequence[tuple[int, int]],
+    text: str,
+    sentences: Sequence[tuple[int, int]],
+    settings: Settings,
+    calibration: Calibration | None = None,
+    vocabulary: dict[str, str] | None = None,
+):
+    """Entities ``(key, label, type, aliases, proposed, mentions as char spans)`` and relations
+    ``(subject key, predicate, object key, subject chars, object chars, evidence chars, probability,
+    confidence)`` of one abstract."""
+
+    def chars(a: int, b: int) -> tuple[int, int]:
+        return offsets[a][0], offsets[b - 1][1]
+
+    # Acronyms: a short form joins the group of its long form.
+    long_of_short: dict[str, tuple[int, int]] = {}
+    if settings.acronyms:
+        for begin, end in sentences:
+            a, b = chars(begin, end)
+            for s0, s1, l0, l1 in find_definitions(text, start=a, end=b):
+                long_of_short.setdefault(fold(text[s0:s1]), (l0, l1))
+    groups: dict[str, _Group] = {}
+    key_of_span: dict[int, str] = {}
+    for index, (a, b, probabilities, proposed) in enumerate(prediction.spans):
+        c0, c1 = chars(a, b)
+        surface = text[c0:c1]
+        folded = fold(surface)
+        label = surface
+        if folded in long_of_short:
+            l0, l1 = long_of_short[folded]
+            label = text[l0:l1]
+        key = entity_key(label)
+        group = groups.setdefault(key, _Group(label, {}, [], np.zeros(len(TYPES)), 0.0))
+        group.forms.setdefault(folded, surface)
+        group.mentions.append((c0, c1))
+        group.types = group.types + probabilities[1:]
+        group.proposed = max(group.proposed, proposed)
+        key_of_span[index] = key
+    # A defined acronym: the long form is a name of the entity even where only the short form was found.
+    for _short, (l0, l1) in long_of_short.items():
+        key = entity_key(text[l0:l1])
+        if key in groups:
+            group = groups[key]
+            group.forms.setdefault(fold(text[l0:l1]), text[l0:l1])
+    entities = {}
+    for key, group in groups.items():
+        entity_type = TYPES[int(group.types.argmax())]
+        if vocabulary is not None:
+            entity_type = vocabulary.get(fold(group.label), entity_type)
+        label_fold = fold(group.label)
+        aliases = tuple(text for folded, text in group.forms.items() if folded != label_fold)
+        entities[key] = (
+            key,
+            group.label,
+            entity_type,
+            aliases,
+            bool(group.proposed >= settings.proposed_threshold),
+            tuple(sorted(set(group.mentions))),
+        )
+    # The contribution a referring phrase stands for: the most confidently proposed entity, if any is proposed.
+    proposed = [key for key, e in entities.items() if e[4]]
+    owner = max(proposed, key=lambda k: (groups[k].proposed, entities[k][2] == "Method")) if proposed else None
+    sentence_of = {}
+    for s, (begin, end) in enumerate(sentences):
+        for k in range(begin, end):
+            sentence_of[k] = s
+    best: dict[tuple[str, str], tuple[float, int, tuple, tuple]] = {}
+    for (kind_x, x), (kind_y, y), probabilities in prediction.pairs:
+        subject = key_of_span[x] if kind_x == "span" else owner
+        obj = key_of_span[y] if kind_y == "span" else owner
+        if subject is None or obj is None or subject == obj:
+            continue
+        if probabilities[0] >= settings.relation_threshold:
+            continue
+        label = int(probabilities[1:].argmax()) + 1
+        score = float(probabilities[label])
+        span_x = prediction.spans[x][:2] if kind_x == "span" else prediction.references[x]
+        span_y = prediction.spans[y][:2] if kind_y == "span" else prediction.references[y]
+        pair = (subject, obj) if PREDICATES[label - 1] not in SYMMETRIC else tuple(sorted((subject, obj)))
+        ordered = (span_x, span_y) if pair == (subject, obj) else (span_y, span_x)
+        if pair not in best or best[pair][0] < score:
+            best[pair] = (score, label, ordered[0], ordered[1])
+    relations = []
+    for (subject, obj), (score, label, span_s, span_o) in sorted(best.items()):
+        reverse = best.get((obj, subject))
+        if reverse is not None and (reverse[0] > score or (reverse[0] == score and obj < subject)):
+            continue  # one direction of a pair: the more confident
+        sentence = sentences[sentence_of[span_s[0]]]
+        evidence = chars(*sentence)
+        confidence = calibration(score) if calibration is not None else score
+        relations.append(
+            (subject, PREDICATES[label - 1], obj, chars(*span_s), chars(*span_o), evidence, score, confidence)
+        )
+    return list(entities.values()), relations
+
+
+# --- the pipeline component -------------------------------------------------------------------
+
+
+@Language.factory(
+    "kg_learned",
+    requires=["token.is_sent_start"],
+    assigns=["doc.user_data"],
+    default_config={"model_path": None, "settings": None},
+)
+def make_learned_extractor(nlp: Language, name: str, model_path: str | None, settings: dict | None) -> LearnedExtractor:
+    model = LearnedModel.load(model_path)
+    if settings:
+        from dataclasses import replace
+
+        model.settings = replace(model.settings, **settings)
+    return LearnedExtractor(model, name=name)
+
+
+class LearnedExtractor:
+    """Runs :class:`LearnedModel` over each Doc and decodes its entities and relations."""
+
+    def __init__(self, model: LearnedModel, *, name: str = "kg_learned") -> None:
+        self.model = model
+        self.name = name
+        self._vocabulary: dict[str, str] | None = None
+
+    def __call__(self, doc: Doc) -> Doc:
+        return next(self._annotate([doc]))
+
+    def pipe(self, docs: Iterable[Doc], *, batch_size: int = 16) -> Iterator[Doc]:
+        batch: list[Doc] = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= batch_size:
+                yield from self._annotate(batch)
+                batch = []
+        yield from self._annotate(batch)
+
+    def vocabulary(self) -> dict[str, str] | None:
+        if not self.model.settings.vocabulary:
+            return None
+        if self._vocabulary is None:
+            from kg.extract.vocabulary import load_vocabulary
+
+            self._vocabulary = {fold(t.text): t.type for t in load_vocabulary()}
+        return self._vocabulary
+
+    def _annotate(self, docs: list[Doc]) -> Iterator[Doc]:
+        if not docs:
+            return
+        inputs = []
+        for doc in docs:
+            tokens, sentences = words_of(doc)
+            offsets = [(t.idx, t.idx + len(t.text)) for t in tokens]
+            references = _word_references(doc.text, offsets)
+            inputs.append(([t.text for t in tokens], sentences, references, offsets))
+        predictions = self.model.predict([(w, s, r) for w, s, r, _ in inputs])
+        for doc, (words, sentences, _, offsets), prediction in zip(docs, inputs, predictions):
+            entities, relations = decode_document(
+                prediction,
+                words,
+                offsets,
+                doc.text,
+                sentences,
+                self.model.settings,
+                self.model.calibration,
+                self.vocabulary(),
+            )
+            doc.user_data[USER_DATA_KEY] = {"entities": entities, "relations": relations}
+            yield doc
+
+
+def _word_references(text: str, offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    out = []
+    for a, b in find_references(text):
+        inside = [k for k, (s, e) in enumerate(offsets) if s < b and e > a]
+        if inside:
+            out.append((inside[0], inside[-1] + 1))
+    return out
+
+
+def record_of(doc: Doc, document) -> DocumentRecord:
+    """The record of a Doc that :class:`LearnedExtractor` processed."""
+    found = doc.user_data[USER_DATA_KEY]
+    text = doc.text
+    entities = tuple(
+        Entity(
+            id=key,
+            label=label,
+            type=entity_type,
+            aliases=aliases,
+            proposed=bool(proposed),
+            mentions=tuple(Mention(a, b, text[a:b]) for a, b in mentions),
+        )
+        for key, label, entity_type, aliases, proposed, mentions in found["entities"]
+    )
+    relations = tuple(
+        Relation(
+            subject=subject,
+            predicate=predicate,
+            object=obj,
+            subject_span=tuple(s),
+            object_span=tuple(o),
+            evidence=text[e[0] : e[1]],
+            confidence=float(confidence),
+            scierc=SCIERC_OF[predicate],
+        )
+        for subject, predicate, obj, s, o, e, _, confidence in found["relations"]
+    )
+    return DocumentRecord(
+        id=document.id, source=document.source, title=document.title, entities=entities, relations=relations
+    )

@@ -1,0 +1,144 @@
+"""The learned profile's extractor: its dev figures hold, its numpy forward pass computes what the
+training framework's does, and every relation it finds in the seeds has a verbatim evidence sentence."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+from conftest import REPO, SEEDS
+
+from kg.eval.gold import DEFAULT_GOLD
+
+REGRESSION = json.loads((REPO / "tests" / "data" / "learned_regression.json").read_text())
+needs_gold = pytest.mark.skipif(not DEFAULT_GOLD.is_file(), reason="the annotated abstracts are not beside the repo")
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+
+TEXT = (
+    "Large language models (LLMs) are prone to hallucination. We propose Retrieval-Augmented Verification "
+    "(RAV), a framework that grounds answers in retrieved passages. Our method mitigates hallucination and "
+    "outperforms chain-of-thought prompting on TruthfulQA and HotpotQA in accuracy."
+)
+
+
+@needs_gold
+def test_dev_figures_hold() -> None:
+    from kg.eval.learned import extract, score
+
+    scores = score(extract())
+    for key in ("typed", "proposed", "relations"):
+        for measure in ("P", "R", "F1"):
+            assert scores[key][measure] >= REGRESSION[key][measure], (key, measure, scores[key])
+    for name, row in REGRESSION["per_type"].items():
+        assert scores["typed"]["per_type"][name]["F1"] >= row["F1"], name
+
+
+def test_the_learned_profile_runs_the_model_without_the_parser() -> None:
+    from kg.extract.pipeline import build_pipeline
+
+    nlp = build_pipeline(profile="learned")
+    assert "kg_learned" in nlp.pipe_names and "parser" not in nlp.pipe_names
+    assert "parser" in build_pipeline(profile="rules").pipe_names
+
+
+def test_a_reference_to_the_contribution_lands_on_the_named_entity() -> None:
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import Document
+
+    record = next(Extractor(profile="learned").extract([Document(id="d", text=TEXT, source="t:1")]))
+    labels = {e.id: e for e in record.entities}
+    proposed = [e for e in record.entities if e.proposed]
+    assert [e.label for e in proposed] == ["Retrieval-Augmented Verification"]
+    assert "RAV" in proposed[0].aliases
+    for relation in record.relations:
+        assert relation.subject in labels and relation.object in labels
+        assert 0.0 <= relation.confidence <= 1.0
+        assert relation.predicate != "conjunction"
+    assert any(r.subject == proposed[0].id and r.predicate == "addresses" for r in record.relations)
+
+
+@needs_torch
+def test_numpy_forward_pass_matches_torch() -> None:
+    import torch
+
+    from kg.extract.learned.data import REFERENCE, example_of, segmenter
+    from kg.extract.learned.model import MODEL_FILE, LearnedModel, document_chunks
+    from kg.extract.learned.training import network_from_arrays
+    from kg.extract.scierc.model import unpack_weights
+
+    with np.load(MODEL_FILE) as npz:
+        arrays, config = unpack_weights({name: npz[name] for name in npz.files})
+    numpy_model = LearnedModel.load(runtime="numpy")
+    net = network_from_arrays(torch, arrays, config)
+    example, _ = example_of({"sha1": "x", "text": TEXT, "entities": [], "relations": []}, segmenter())
+    ((ids, firsts, lasts, _),) = document_chunks(numpy_model.vocab, example.words, example.sentences)
+    spans = [(0, 3), (3, 4), (12, 15)]
+    arguments = [(0, 3, 1), (12, 15, 1), (20, 22, REFERENCE)]
+    pairs = [(0, 1), (1, 0), (2, 1)]
+    with torch.no_grad():
+        hidden, types, proposed, relations = (
+            t.numpy() for t in net.scores(ids, firsts, lasts, spans, arguments, pairs)
+        )
+    ours = numpy_model.encoder([ids])[0]
+    assert np.abs(ours - hidden).max() < 1e-3
+    features, our_types = numpy_model.span_scores(ours, np.array(firsts), np.array(lasts), spans)
+    assert np.abs(our_types - types).max() < 1e-4
+    assert np.abs(numpy_model.proposed_scores(features) - proposed).max() < 1e-4
+    argument_features, _ = numpy_model.span_scores(ours, np.array(firsts), np.array(lasts), [a[:2] for a in arguments])
+    our_relations = numpy_model.pair_scores(
+        ours, np.array(firsts), np.array(lasts), argument_features, arguments, pairs
+    )
+    assert np.abs(our_relations - relations).max() < 1e-4
+
+
+@pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="onnxruntime is not installed")
+def test_int8_onnx_encoder_stays_close_to_the_numpy_pass() -> None:
+    from kg.extract.learned.data import example_of, segmenter
+    from kg.extract.learned.model import LearnedModel, document_chunks
+
+    numpy_model, onnx_model = LearnedModel.load(runtime="numpy"), LearnedModel.load(runtime="onnx")
+    example, _ = example_of({"sha1": "x", "text": TEXT, "entities": [], "relations": []}, segmenter())
+    ((ids, _, _, _),) = document_chunks(numpy_model.vocab, example.words, example.sentences)
+    ours, theirs = numpy_model.encoder([ids])[0], onnx_model.encoder([ids])[0]
+    cosine = (ours * theirs).sum(-1) / np.linalg.norm(ours, axis=-1) / np.linalg.norm(theirs, axis=-1)
+    assert cosine.min() > 0.95 and cosine.mean() > 0.98
+
+
+@pytest.fixture(scope="module")
+def seeds_records() -> list:
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import read_documents
+
+    documents = list({d.id: d for d in read_documents([SEEDS])}.values())
+    return [(record, document) for record, document in Extractor(profile="learned").extract_with_documents(documents)]
+
+
+def test_every_seeds_relation_has_a_verbatim_evidence_sentence(seeds_records) -> None:
+    relations = 0
+    for record, document in seeds_records:
+        ids = {e.id for e in record.entities}
+        for relation in record.relations:
+            relations += 1
+            assert relation.subject in ids and relation.object in ids
+            assert relation.evidence and relation.evidence in document.text
+            start = document.text.index(relation.evidence)
+            for a, b in (relation.subject_span, relation.object_span):
+                assert 0 <= a < b <= len(document.text)
+            # The evidence is the sentence holding both mentions (a referring phrase such as "our method"
+            # is the mention of the proposed entity it stands for).
+            assert all(
+                start <= a and b <= start + len(relation.evidence)
+                for a, b in (relation.subject_span, relation.object_span)
+            )
+            assert relation.predicate in (
+                "usedFor",
+                "evaluatedOn",
+                "outperforms",
+                "comparedWith",
+                "addresses",
+                "partOf",
+                "hyponymOf",
+            )
+    assert relations > len(seeds_records)
