@@ -41,7 +41,7 @@ def build_pipeline(model: str | None = None, *, profile: str = "default", settin
     import spacy
 
     if profile == "learned":
-        import kg.extract.learned.model
+        import kg.extract.learned.component
         from kg.extract.learned.data import segmenter
 
         nlp = segmenter(model)
@@ -56,7 +56,7 @@ def build_pipeline(model: str | None = None, *, profile: str = "default", settin
     if profile == "scierc":
         # The SciERC benchmark scores the joint model itself: its spans are the entities and its
         # relations the relations (kg/extract/scierc/model.py).
-        import kg.extract.scierc.model  # noqa: F401
+        import kg.extract.scierc.component  # noqa: F401
 
         nlp.add_pipe("kg_scierc")
         return nlp
@@ -107,7 +107,7 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
     from kg.extract.relations import relations_of
 
     if "kg_learned" in doc.user_data:
-        from kg.extract.learned.model import record_of
+        from kg.extract.learned.component import record_of
 
         return record_of(doc, document)
     long_of_short = {fold(s.text): long for s, long in zip(doc.spans["kg_short"], doc.spans["kg_long"])}

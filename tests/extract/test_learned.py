@@ -65,7 +65,7 @@ def test_numpy_forward_pass_matches_torch() -> None:
 
     from kg.extract.learned.data import REFERENCE, example_of, segmenter
     from kg.extract.learned.model import MODEL_FILE, LearnedModel, document_chunks
-    from kg.extract.learned.training import network_from_arrays
+    from kg.extract.learned.network import network_from_arrays
     from kg.extract.scierc.model import unpack_weights
 
     with np.load(MODEL_FILE) as npz:
