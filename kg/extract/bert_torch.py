@@ -103,3 +103,23 @@ def encoder_arrays(state: dict[str, np.ndarray], layers: int, *, prefix: str = "
             for kind in ("weight", "bias"):
                 arrays[f"encoder/encoder.layer.{i}.{name}.{kind}"] = state[f"{prefix}layers.{i}.{short}.{kind}"]
     return arrays
+
+
+def optimizer_and_schedule(torch, net, settings, examples: int):
+    """AdamW with one learning rate for the encoder (``net.bert``) and one for the heads, and a linear
+    warm-up then linear decay over ``settings.epochs`` passes of ``examples`` in batches."""
+    encoder_params = list(net.bert.parameters())
+    head_params = [p for name, p in net.named_parameters() if not name.startswith("bert.")]
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": encoder_params, "lr": settings.encoder_learning_rate},
+            {"params": head_params, "lr": settings.head_learning_rate},
+        ],
+        weight_decay=0.01,
+    )
+    steps = settings.epochs * math.ceil(examples / settings.batch_size)
+    warm = max(1, int(settings.warmup * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warm if step < warm else max(0.0, (steps - step) / (steps - warm))
+    )
+    return optimizer, schedule

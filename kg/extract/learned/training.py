@@ -19,7 +19,6 @@ run to run, so a rerun lands near, not on, the same figures.
 from __future__ import annotations
 
 import json
-import math
 import random
 import sys
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import UsageError
+from kg.extract.bert_torch import optimizer_and_schedule
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.learned.calibration import Calibration
 from kg.extract.learned.component import _word_references, decode_document
@@ -106,20 +106,7 @@ def train(
         "layer_norm_eps": config["layer_norm_eps"],
         "training": asdict(settings),
     }
-    encoder_params = list(net.bert.parameters())
-    head_params = [p for name, p in net.named_parameters() if not name.startswith("bert.")]
-    optimizer = torch.optim.AdamW(
-        [
-            {"params": encoder_params, "lr": settings.encoder_learning_rate},
-            {"params": head_params, "lr": settings.head_learning_rate},
-        ],
-        weight_decay=0.01,
-    )
-    steps = settings.epochs * math.ceil(len(train_examples) / settings.batch_size)
-    warm = max(1, int(settings.warmup * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: step / warm if step < warm else max(0.0, (steps - step) / (steps - warm))
-    )
+    optimizer, schedule = optimizer_and_schedule(torch, net, settings, len(train_examples))
     deadline = time.monotonic() + 60 * minutes if minutes else None
     best, best_arrays = -1.0, None
     for epoch in range(settings.epochs):

@@ -14,7 +14,6 @@ on the CPU are not bit-identical from run to run, so a rerun lands near, not on,
 from __future__ import annotations
 
 import json
-import math
 import random
 import sys
 import time
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import UsageError
-from kg.extract.bert_torch import bert_module, encoder_arrays
+from kg.extract.bert_torch import bert_module, encoder_arrays, optimizer_and_schedule
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.scierc.corpus import read_split
 from kg.extract.scierc.model import (
@@ -139,20 +138,7 @@ def train(
     ]
     model_config = _model_config(config, settings)
 
-    encoder_params = list(net.bert.parameters())
-    head_params = [p for name, p in net.named_parameters() if not name.startswith("bert.")]
-    optimizer = torch.optim.AdamW(
-        [
-            {"params": encoder_params, "lr": settings.encoder_learning_rate},
-            {"params": head_params, "lr": settings.head_learning_rate},
-        ],
-        weight_decay=0.01,
-    )
-    steps = settings.epochs * math.ceil(len(train_sentences) / settings.batch_size)
-    warm = max(1, int(settings.warmup * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: step / warm if step < warm else max(0.0, (steps - step) / (steps - warm))
-    )
+    optimizer, schedule = optimizer_and_schedule(torch, net, settings, len(train_sentences))
     deadline = time.monotonic() + 60 * minutes if minutes else None
     best = -1.0
     for epoch in range(settings.epochs):
