@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
+from spacy.util import minibatch
 
 from kg.extract.acronyms import find_definitions
 from kg.extract.learned.calibration import Calibration
@@ -156,13 +157,8 @@ class LearnedExtractor:
         return next(self._annotate([doc]))
 
     def pipe(self, docs: Iterable[Doc], *, batch_size: int = 16) -> Iterator[Doc]:
-        batch: list[Doc] = []
-        for doc in docs:
-            batch.append(doc)
-            if len(batch) >= batch_size:
-                yield from self._annotate(batch)
-                batch = []
-        yield from self._annotate(batch)
+        for batch in minibatch(docs, size=batch_size):
+            yield from self._annotate(batch)
 
     def vocabulary(self) -> dict[str, str] | None:
         if not self.model.settings.vocabulary:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
+from spacy.util import minibatch
 
 from kg.extract.records import RELATIONS_KEY
 from kg.extract.scierc.model import (
@@ -45,13 +46,8 @@ class SciercExtractor:
         return doc
 
     def pipe(self, docs: Iterable[Doc], *, batch_size: int = 32) -> Iterator[Doc]:
-        batch: list[Doc] = []
-        for doc in docs:
-            batch.append(doc)
-            if len(batch) >= batch_size:
-                yield from self._annotate(batch)
-                batch = []
-        yield from self._annotate(batch)
+        for batch in minibatch(docs, size=batch_size):
+            yield from self._annotate(batch)
 
     def _annotate(self, docs: list[Doc]) -> Iterator[Doc]:
         for doc, predictions in zip(docs, self.predict(docs)):
