@@ -82,8 +82,9 @@ def shared_options() -> dict[str, argparse.ArgumentParser]:
         "--profile",
         choices=_profiles(),
         default="default",
-        help="the extraction to run (default: %(default)s; scierc: every typed span, as the SciERC benchmark "
-        "scores them)",
+        help="the extraction to run: default (also named learned), the model learned from the annotations; "
+        "rules, the vocabularies and rules over spaCy's parse; scierc, every typed span, as the SciERC "
+        "benchmark scores them",
     )
     nlp.add_argument(
         "--skip-bad", action="store_true", help="skip bad records and report them, instead of stopping at the first"

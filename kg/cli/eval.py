@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from kg.cli.common import _write_text, add_format_option, command, options
+from kg.cli.common import _profiles, _write_text, add_format_option, command, options
 
 
 @command("eval", "score extraction: gold (annotated seed abstracts) or scierc (the SciERC benchmark)")
@@ -15,7 +15,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.benchmark == "gold":
         from kg.eval.gold import DEFAULT_GOLD, evaluate_gold
 
-        evaluation = evaluate_gold(args.gold or [DEFAULT_GOLD], model=args.model)
+        evaluation = evaluate_gold(args.gold or [DEFAULT_GOLD], model=args.model, profile=args.profile)
     else:
         from kg.eval.scierc import evaluate
 
@@ -36,6 +36,9 @@ def _eval_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", default="dev", help="scierc: dev or test (default dev)")
     add_format_option(parser)
     parser.add_argument("--model", default=None, help="spaCy pipeline (see kg build --model)")
+    parser.add_argument(
+        "--profile", choices=_profiles(), default="default", help="gold: the extraction to score (see kg build)"
+    )
 
 
 @command(

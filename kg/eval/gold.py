@@ -153,10 +153,12 @@ class GoldEvaluation:
         return "\n".join(lines)
 
 
-def evaluate_gold(paths: Iterable[str | Path] = (DEFAULT_GOLD,), *, model: str | None = None) -> GoldEvaluation:
-    """Run the default extraction over the annotated abstracts and score it."""
+def evaluate_gold(
+    paths: Iterable[str | Path] = (DEFAULT_GOLD,), *, model: str | None = None, profile: str = "default"
+) -> GoldEvaluation:
+    """Run the extraction ``profile`` over the annotated abstracts and score it."""
     texts, gold = load_gold(paths)
-    extractor = Extractor(model=model)
+    extractor = Extractor(model=model, profile=profile)
     documents = [Document(id=doc_id, text=text, source=f"gold:{doc_id}") for doc_id, text in texts.items()]
     predicted = {r.id: [e.to_json() for e in r.entities] for r in extractor.extract(documents)}
     return GoldEvaluation(

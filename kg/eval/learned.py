@@ -173,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-reliability", action="store_true")
     parser.add_argument("--json", action="store_true", help="the scores of the learned profile as JSON")
     parser.add_argument(
-        "--regression", metavar="FILE", help="write the figures tests/test_learned.py holds (each rounded down to 0.01)"
+        "--regression",
+        metavar="FILE",
+        help="write the figures tests/extract/test_learned.py holds (each rounded down to 0.01)",
     )
     args = parser.parse_args(argv)
     if args.regression:

@@ -51,6 +51,16 @@ def test_eval_gold_meets_its_recorded_figures(tmp_path: Path) -> None:
 
 
 @needs_gold
+def test_the_rules_profile_keeps_its_recorded_figures() -> None:
+    done = run_kg("eval", "gold", "--profile", "rules", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report, recorded = json.loads(done.stdout), REGRESSION["rules"]
+    for key in ("P", "R", "F1"):
+        assert report["typed"][key] >= recorded["typed"][key]
+    assert report["proposed"]["F1"] >= recorded["proposed"]["F1"]
+
+
+@needs_gold
 def test_eval_gold_agrees_with_the_annotation_scorer(tmp_path: Path) -> None:
     inputs = subprocess.run(
         [sys.executable, str(SHARED_SCORER), "input"], capture_output=True, text=True, check=True

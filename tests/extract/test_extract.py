@@ -22,7 +22,7 @@ ARP = (
 def nlp():
     from kg.extract.pipeline import build_pipeline
 
-    return build_pipeline()
+    return build_pipeline(profile="rules")
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from kg.ingest import Document
 def relations():
     from kg.extract.pipeline import build_pipeline, record_from_doc
 
-    nlp = build_pipeline()
+    nlp = build_pipeline(profile="rules")
 
     def run(text: str) -> set[tuple[str, str, str, str | None]]:
         record = record_from_doc(nlp(text), Document(id="d", text=text, source="t:1"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from spacy.language import Language
@@ -70,7 +71,7 @@ def decode_document(
         group.proposed = max(group.proposed, proposed)
         key_of_span[index] = key
     # A defined acronym: the long form is a name of the entity even where only the short form was found.
-    for _short, (l0, l1) in long_of_short.items():
+    for l0, l1 in long_of_short.values():
         key = entity_key(text[l0:l1])
         if key in groups:
             group = groups[key]
@@ -91,8 +92,9 @@ def decode_document(
             tuple(sorted(set(group.mentions))),
         )
     # The contribution a referring phrase stands for: the most confidently proposed entity, if any is proposed.
-    proposed = [key for key, e in entities.items() if e[4]]
-    owner = max(proposed, key=lambda k: (groups[k].proposed, entities[k][2] == "Method")) if proposed else None
+    owner = max(groups, key=lambda k: (entities[k][4], groups[k].proposed), default=None)
+    if owner is not None and groups[owner].proposed < min(settings.owner_threshold, settings.proposed_threshold):
+        owner = None
     sentence_of = {}
     for s, (begin, end) in enumerate(sentences):
         for k in range(begin, end):
@@ -151,7 +153,6 @@ class LearnedExtractor:
     def __init__(self, model: LearnedModel, *, name: str = "kg_learned") -> None:
         self.model = model
         self.name = name
-        self._vocabulary: dict[str, str] | None = None
 
     def __call__(self, doc: Doc) -> Doc:
         return next(self._annotate([doc]))
@@ -161,13 +162,7 @@ class LearnedExtractor:
             yield from self._annotate(batch)
 
     def vocabulary(self) -> dict[str, str] | None:
-        if not self.model.settings.vocabulary:
-            return None
-        if self._vocabulary is None:
-            from kg.extract.vocabulary import load_vocabulary
-
-            self._vocabulary = {fold(t.text): t.type for t in load_vocabulary()}
-        return self._vocabulary
+        return vocabulary_types() if self.model.settings.vocabulary else None
 
     def _annotate(self, docs: list[Doc]) -> Iterator[Doc]:
         if not docs:
@@ -192,6 +187,14 @@ class LearnedExtractor:
             )
             doc.user_data[USER_DATA_KEY] = {"entities": entities, "relations": relations}
             yield doc
+
+
+@lru_cache(maxsize=1)
+def vocabulary_types() -> dict[str, str]:
+    """The type of each curated SKOS label (ontology/vocab/), by folded label."""
+    from kg.extract.vocabulary import load_vocabulary
+
+    return {fold(t.text): t.type for t in load_vocabulary()}
 
 
 def _word_references(text: str, offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -75,6 +75,9 @@ class Settings:
 
     span_threshold: float = 0.5  # a span is kept when "none" has less than this probability
     proposed_threshold: float = 0.5
+    # A referring phrase ("our method") stands for the entity most confidently proposed, when its proposed
+    # score reaches this (lower than the flag's threshold: the phrase itself says there is a contribution).
+    owner_threshold: float = 0.3
     relation_threshold: float = 0.5  # a relation is kept when "none" has less than this probability
     acronyms: bool = True  # join an acronym to its Schwartz-Hearst long form
     references: bool = True  # relations of "our method" / "it" / "we" land on the proposed entity
@@ -156,7 +159,6 @@ class LearnedModel:
         self,
         documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]], Sequence[tuple[int, int]]]],
         *,
-        batch_size: int = 4,
         cache: dict | None = None,
     ) -> list[DocumentPrediction]:
         """For each ``(words, sentences, references)`` (word spans), the spans, their proposed
@@ -164,7 +166,7 @@ class LearnedModel:
         ``cache`` keeps the encoder's output per document between calls (threshold search)."""
         encoded = [None if cache is None else cache.get(tuple(words)) for words, _, _ in documents]
         missing = [d for d, e in enumerate(encoded) if e is None]
-        for d, state in zip(missing, self.encode([documents[d][:2] for d in missing], batch_size=batch_size)):
+        for d, state in zip(missing, self.encode([documents[d][:2] for d in missing])):
             encoded[d] = state
             if cache is not None:
                 cache[tuple(documents[d][0])] = state
@@ -174,19 +176,17 @@ class LearnedModel:
         ]
 
     def encode(
-        self, documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]]]], *, batch_size: int = 4
+        self, documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]]]]
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Each abstract's piece states, and the first and last piece of each word among them."""
+        """Each abstract's piece states, and the first and last piece of each word among them.
+
+        Each chunk is encoded alone: the int8 encoder quantizes its activations with one scale per
+        input batch, so a chunk batched with others would depend on them (and the graph on how
+        documents fall into batches); with no padding, this is also faster on the CPU."""
         chunks = []  # (document, (ids, firsts, lasts, first word))
         for d, (words, sentences) in enumerate(documents):
             chunks.extend((d, chunk) for chunk in document_chunks(self.vocab, words, sentences))
-        order = sorted(range(len(chunks)), key=lambda k: len(chunks[k][1][0]))
-        states: dict[int, np.ndarray] = {}
-        for begin in range(0, len(order), batch_size):
-            rows = order[begin : begin + batch_size]
-            hidden = self.encoder([chunks[k][1][0] for k in rows])
-            for row, k in enumerate(rows):
-                states[k] = hidden[row, : len(chunks[k][1][0])]
+        states = {k: self.encoder([chunk[0]])[0] for k, (_, chunk) in enumerate(chunks)}
         out = []
         k = 0
         for d, (words, _) in enumerate(documents):

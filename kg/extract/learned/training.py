@@ -32,7 +32,7 @@ from kg.errors import UsageError
 from kg.extract.bert_torch import optimizer_and_schedule
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.learned.calibration import Calibration
-from kg.extract.learned.component import _word_references, decode_document
+from kg.extract.learned.component import _word_references, decode_document, vocabulary_types
 from kg.extract.learned.data import (
     Example,
     examples_of,
@@ -187,8 +187,9 @@ def run(model: LearnedModel, examples: Sequence[Example], cache: dict | None = N
     """Entities and relations of each example, as the extractor decodes them."""
     inputs = [(e.words, e.sentences, reference_spans(e)) for e in examples]
     predictions = model.predict(inputs, cache=cache)
+    vocabulary = vocabulary_types() if model.settings.vocabulary else None
     return [
-        decode_document(p, e.words, e.offsets, e.text, e.sentences, model.settings, model.calibration)
+        decode_document(p, e.words, e.offsets, e.text, e.sentences, model.settings, model.calibration, vocabulary)
         for p, e in zip(predictions, examples)
     ]
 
@@ -281,10 +282,12 @@ def choose_thresholds(model: LearnedModel, examples, records, *, log=sys.stderr)
     for name, key in (
         ("span_threshold", "entities"),
         ("proposed_threshold", "proposed"),
+        ("owner_threshold", "relations"),
         ("relation_threshold", "relations"),
     ):
         results = {}
-        for value in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        values = (0.05, 0.1, 0.2, 0.3, 0.5) if name == "owner_threshold" else (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+        for value in values:
             model.settings = replace(settings, **{name: value})
             scores = evaluate(model, examples, records, cache)
             results[value] = scores[key] + (0.5 * scores["relations"] if key == "entities" else 0.0)
