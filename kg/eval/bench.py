@@ -111,7 +111,7 @@ def bench_queries() -> list[tuple[str, str, bool | None]]:
                 rows.append(
                     (
                         f"{name}: in this process / query process",
-                        f"{here * 1000:.2f} ms / {there * 1000:.2f} ms (+{added_ms:.2f} ms; {target})",
+                        f"{here * 1000:.2f} ms / {there * 1000:.2f} ms ({added_ms:+.2f} ms; {target})",
                         met,
                     )
                 )
