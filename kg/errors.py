@@ -10,9 +10,31 @@ from pathlib import Path
 
 
 class KGError(Exception):
-    """Base class: a failure the user can act on, reported without a traceback."""
+    """Base class: a failure the user can act on, reported without a traceback.
+
+    An error pickles with its attributes, whatever its constructor takes, so that a query's
+    error crosses from the process that ran it (:mod:`kg.store.worker`) as it was raised.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> err = pickle.loads(pickle.dumps(QuerySyntaxError("expected WHERE", line=2, column=7)))
+    >>> str(err), err.line, err.column
+    ('SPARQL syntax error: line 2, column 7: expected WHERE', 2, 7)
+    """
 
     exit_status = 1
+
+    def __reduce__(self) -> tuple:
+        # Exception pickles as cls(*args), which a constructor with keyword-only options cannot take.
+        return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def _rebuild(cls: type[KGError], args: tuple, state: dict) -> KGError:
+    err = cls.__new__(cls, *args)
+    err.args = args
+    err.__dict__.update(state)
+    return err
 
 
 class UsageError(KGError):
@@ -101,6 +123,62 @@ class QuerySyntaxError(KGError):
 
 class QueryError(KGError):
     """A query parsed but could not be evaluated (or the endpoint refused it, or could not be reached)."""
+
+
+class QueryTimeoutError(QueryError):
+    """A query ran past its time limit and was abandoned (the process evaluating it ended).
+
+    ``setting`` names what set the limit: the ``--timeout`` option or the shell's ``.timeout``.
+
+    Examples
+    --------
+    >>> str(QueryTimeoutError(2.5))
+    'query abandoned after 2.5 s (--timeout)'
+    >>> str(QueryTimeoutError(30, setting=".timeout"))
+    'query abandoned after 30 s (.timeout)'
+    """
+
+    def __init__(self, seconds: float, *, setting: str = "--timeout") -> None:
+        self.seconds = seconds
+        self.setting = setting
+        super().__init__(f"query abandoned after {seconds:g} s ({setting})")
+
+
+class QueryCancelled(KeyboardInterrupt):
+    """Ctrl-C stopped a running query, and the process evaluating it: a KeyboardInterrupt, so that
+    whatever handles Ctrl-C handles it, with the one line to show.
+
+    Examples
+    --------
+    >>> str(QueryCancelled())
+    'query cancelled'
+    """
+
+    exit_status = 130
+
+    def __init__(self, message: str = "query cancelled") -> None:
+        super().__init__(message)
+
+
+def check_seconds(name: str, text: str) -> float:
+    """``text`` as a number of seconds greater than 0 (a time limit); the one check of durations.
+
+    Examples
+    --------
+    >>> check_seconds("--timeout", "2.5")
+    2.5
+    >>> check_seconds(".timeout", "soon")
+    Traceback (most recent call last):
+    ...
+    kg.errors.ArgumentValueError: .timeout takes a number of seconds greater than 0, not 'soon'
+    """
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise ArgumentValueError(f"{name} takes a number of seconds greater than 0, not {text!r}")
+    return seconds
 
 
 class UpdateRefusedError(UsageError):

@@ -1,7 +1,10 @@
 """``kg shell``: the interactive SPARQL shell, and its piped mode.
 
-Interactive (stdin is a terminal): a prompt-toolkit prompt (see :mod:`shell.prompt`);
-each statement runs in a worker thread so that Ctrl-C cancels it and the shell carries on.
+Interactive (stdin is a terminal): a prompt-toolkit prompt (see :mod:`shell.prompt`). SPARQL runs
+in a child process (:class:`kg.store.worker.QueryWorker`; for an endpoint, an HTTP request), which
+Ctrl-C and ``.timeout`` stop at once: the child ends, and the next query starts another. A
+dot-command runs in a worker thread, so that Ctrl-C returns to the prompt at once; the thread is
+told to stop too (:func:`run_cancellable`), and does at its next Python step.
 
 Piped (stdin is not a terminal): statements are read from stdin as they arrive, their
 results written to stdout (summaries, confirmations and errors to stderr), and the shell
@@ -18,6 +21,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
+from contextlib import closing
 from typing import TextIO, TypeVar
 
 from kg.errors import KGError
@@ -56,6 +60,7 @@ def run_shell(
         The exit status: 0, or as described in the module documentation.
     """
     from kg.store import default_store_path, open_store
+    from kg.store.worker import query_runner
 
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     try:
@@ -63,8 +68,9 @@ def run_shell(
     except KGError as err:
         print(f"kg: error: {err}", file=stderr)
         return err.exit_status
-    with graph:
-        session = Session(graph, location=endpoint or str(store or default_store_path()))
+    # The query process starts now, and opens the store while the shell gets ready.
+    with graph, closing(query_runner(graph, start=True)) as queries:
+        session = Session(graph, location=endpoint or str(store or default_store_path()), queries=queries)
         if stdin.isatty():
             return interactive(session, Console(stdout, stderr, interactive=True))
         return piped(session, stdin, Console(stdout, stderr, interactive=False))
@@ -133,7 +139,9 @@ def run_statement(session: Session, console: Console, statement: Statement, *, c
     console : Console
     statement : Statement
     cancellable : bool, default False
-        Run it in a worker thread, so that Ctrl-C returns at once (see :func:`run_cancellable`).
+        Run a dot-command in a worker thread, so that Ctrl-C returns at once (see
+        :func:`run_cancellable`). SPARQL runs here all the same when the session has
+        :attr:`~shell.session.Session.queries`, which Ctrl-C stops.
 
     Returns
     -------
@@ -142,9 +150,10 @@ def run_statement(session: Session, console: Console, statement: Statement, *, c
         traceback is shown); or 130 if interrupted.
     """
     session.notes.clear()
+    in_thread = cancellable and (statement.is_command or session.queries is None)
     try:
         call = lambda: execute(session, statement)  # noqa: E731
-        result = run_cancellable(call) if cancellable else call()
+        result = run_cancellable(call, on_cancel=lambda: _stop_queries(session)) if in_thread else call()
     except KeyboardInterrupt:
         console.note("cancelled")
         return CANCELLED
@@ -167,24 +176,54 @@ def _show_notes(session: Session, console: Console) -> None:
     session.notes.clear()
 
 
-def run_cancellable(call: Callable[[], T]) -> T:
+def _stop_queries(session: Session) -> None:
+    """Stop the query a cancelled dot-command (``.run``) left running in the session's query process."""
+    from kg.store.worker import QueryWorker
+
+    if isinstance(session.queries, QueryWorker):
+        session.queries.cancel()
+
+
+def run_cancellable(call: Callable[[], T], *, on_cancel: Callable[[], object] | None = None) -> T:
     """``call()`` in a worker thread; Ctrl-C in the waiting thread abandons it.
 
-    The abandoned call runs to its end in the background and its result is dropped;
+    The abandoned call is told to stop: KeyboardInterrupt is raised in its thread, which it
+    sees at its next Python step (a call into native code, such as an Oxigraph query, ends
+    first), and ``on_cancel()`` runs (to stop what the call waits on). Its result is dropped;
     the store is only read, so nothing is left half-done.
     """
     box: dict[str, object] = {}
 
     def target() -> None:
         try:
-            box["result"] = call()
-        except BaseException as err:  # handed to the waiting thread
-            box["error"] = err
+            try:
+                box["result"] = call()
+            except BaseException as err:  # handed to the waiting thread
+                box["error"] = err
+        except KeyboardInterrupt:  # told to stop just as the call ended
+            pass
 
     worker = threading.Thread(target=target, name="kg-shell-query", daemon=True)
     worker.start()
-    while worker.is_alive():
-        worker.join(0.05)
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        # Not worker.is_alive(): a join that Ctrl-C interrupts can leave the thread marked as stopped
+        # while it runs on (CPython 3.11). Raising in a thread that has ended does nothing.
+        if worker.ident is not None:
+            _raise_in_thread(worker.ident, KeyboardInterrupt)
+        if on_cancel is not None:
+            on_cancel()
+        raise
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["result"]  # type: ignore[return-value]
+
+
+def _raise_in_thread(ident: int, error: type[BaseException]) -> None:
+    """Raise ``error`` in the thread ``ident`` at its next Python step (CPython's
+    ``PyThreadState_SetAsyncExc``: a thread cannot be stopped from outside any other way)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(error))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from kg.errors import QuerySyntaxError
+from kg.errors import QuerySyntaxError, QueryTimeoutError
 from shell.input.statements import to_sparql
 
 if TYPE_CHECKING:
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 def run_sparql(session: Session, text: str) -> Result:
     """Run the SPARQL ``text`` on the session's store and remember it as the last query.
 
+    It runs through :attr:`Session.queries <shell.session.Session.queries>` where there is one, with
+    the session's time limit: Ctrl-C there stops it (:class:`kg.errors.QueryCancelled`).
+
     ``kgr:entity/clip``-style names are escaped first (:func:`shell.input.statements.to_sparql`);
     the line and column of a syntax error refer to ``text`` as typed.
 
@@ -35,10 +38,17 @@ def run_sparql(session: Session, text: str) -> Result:
         If the query does not parse.
     kg.errors.QueryError
         If it cannot be evaluated.
+    kg.errors.QueryTimeoutError
+        If it ran past the session's ``.timeout``.
     """
     rewritten = to_sparql(text)
     try:
-        result = session.store.query(rewritten.text)
+        if session.queries is None:
+            result = session.store.query(rewritten.text)
+        else:
+            result = session.queries.query(rewritten.text, timeout=session.timeout)
+    except QueryTimeoutError as err:
+        raise QueryTimeoutError(err.seconds, setting=".timeout") from None
     except QuerySyntaxError as err:
         if err.line is None or not rewritten.inserted:
             raise

@@ -1,6 +1,7 @@
 """The state of one shell session, passed to every command handler, and where it persists.
 
-Settings (format, timing, limit), the last query and the derived data a session caches
+Settings (format, timing, limit, timeout), the last query, what runs the session's SPARQL (a
+child process that Ctrl-C and ``.timeout`` can stop) and the derived data a session caches
 (the label index, the NetworkX projection, the completion catalog) live in one
 :class:`Session`; nothing is kept in module globals. Saved queries and the input history
 persist under ``$XDG_DATA_HOME/abstract-kg/`` (``~/.local/share/abstract-kg/`` by default)
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from kg.explore.lookup import LabelIndex
     from kg.explore.projection import Projection
     from kg.store import Store
+    from kg.store.worker import QueryRunner
 
 DEFAULT_LIMIT = 1000
 """Rows shown before a result is cut (``.limit N``; ``.limit 0`` shows all)."""
@@ -134,6 +136,14 @@ class Session:
         Show the time taken in the summary line.
     limit : int
         Show at most this many rows of a result; 0 for no limit.
+    timeout : float or None
+        Abandon a SPARQL statement that runs longer than this many seconds (``.timeout``);
+        None for no limit.
+    queries : kg.store.worker.QueryRunner or None
+        What runs SPARQL statements so that Ctrl-C and :attr:`timeout` stop them: a
+        :class:`kg.store.worker.QueryWorker` (a child process) for a local store, the endpoint
+        store itself for a remote one (see :func:`kg.store.worker.query_runner`). None: the
+        store runs them in this process, where neither can stop them.
     saved : SavedQueries
         Named queries, persisted.
     last_query : str or None
@@ -152,6 +162,8 @@ class Session:
     fmt: str = "table"
     timing: bool = True
     limit: int = DEFAULT_LIMIT
+    timeout: float | None = None
+    queries: QueryRunner | None = None
     saved: SavedQueries = field(default_factory=lambda: SavedQueries(queries_path()))
     last_query: str | None = None
     running: bool = True

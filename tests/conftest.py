@@ -7,14 +7,18 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
-from kg.store import open_store
+from kg.store import Store, open_store
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
@@ -251,3 +255,133 @@ def write_competing_store(path: Path) -> Path:
 def competing_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The graph above in a store; read-only for the tests."""
     return write_competing_store(tmp_path_factory.mktemp("competing") / "store")
+
+
+# --- a store where a cartesian product runs for ever ------------------------------------------
+# 2,000 triples: the product of three patterns has 8e9 solutions, which takes Oxigraph minutes to
+# count; the tests that stop a runaway query start it and stop it long before then.
+
+CARTESIAN = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+BUSY_TRIPLES = 2000
+
+
+def write_busy_store(path: Path) -> Path:
+    with open_store(path, create=True) as store:
+        store.write(
+            (URIRef(f"urn:kg-test:s{i}"), URIRef(f"urn:kg-test:p{i % 7}"), Literal(i)) for i in range(BUSY_TRIPLES)
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def busy_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The store above; read-only for the tests."""
+    return write_busy_store(tmp_path_factory.mktemp("busy") / "store")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes ``pid`` started that are still running (Linux's /proc)."""
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(child) for child in path.read_text().split()] if path.exists() else []
+
+
+def gone(pid: int, *, within: float = 5.0) -> bool:
+    """Whether the process ``pid`` has ended (or is a zombie waiting to be reaped), waiting up to ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# --- SPARQL endpoints: one over a store, one that never answers in time -------------------------
+
+
+class _OxigraphEndpoint(BaseHTTPRequestHandler):
+    """A read-only SPARQL 1.1 Protocol endpoint (GET) over a store: SPARQL results as JSON, graphs as N-Triples."""
+
+    store: Store | None = None  # set by oxigraph_endpoint
+
+    def do_GET(self) -> None:
+        import pyoxigraph as ox
+
+        query = parse_qs(urlparse(self.path).query).get("query", [""])[0]
+        try:
+            answer = self.store.ox.query(query)  # type: ignore[union-attr]
+        except SyntaxError as err:
+            return self._send(400, "text/plain", str(err).encode())
+        if isinstance(answer, ox.QueryTriples):
+            return self._send(200, "application/n-triples", answer.serialize(format=ox.RdfFormat.N_TRIPLES))
+        return self._send(200, "application/sparql-results+json", answer.serialize(format=ox.QueryResultsFormat.JSON))
+
+    def _send(self, status: int, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _SlowEndpoint(BaseHTTPRequestHandler):
+    """An endpoint that takes 20 s to answer: ``/silent`` says nothing meanwhile, ``/trickle`` sends
+    its answer a few bytes at a time."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({"head": {"vars": ["n"]}, "results": {"bindings": []}}).encode()
+        try:
+            if self.path.startswith("/silent"):
+                time.sleep(20)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for at in range(0, len(body), 2):
+                self.wfile.write(body[at : at + 2])
+                self.wfile.flush()
+                time.sleep(20 / len(body))
+        except OSError:  # the client went away
+            pass
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _serve(handler: type[BaseHTTPRequestHandler]):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    server.block_on_close = False
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def oxigraph_endpoint(relations_store: Path):
+    """The URL of an endpoint over the relations store."""
+    with open_store(relations_store) as store:
+        store.query("ASK {}")  # pyoxigraph's modules loaded in this thread first
+        _OxigraphEndpoint.store = store
+        server = _serve(_OxigraphEndpoint)
+        try:
+            yield f"http://127.0.0.1:{server.server_port}"
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+@pytest.fixture
+def slow_endpoint():
+    """The base URL of :class:`_SlowEndpoint`: add ``/silent`` or ``/trickle``."""
+    server = _serve(_SlowEndpoint)
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -27,16 +27,22 @@ class Command:
     help: str
     parents: tuple[str, ...] = ()  # shared option groups (see shared_options), after --store and --debug
     options: Options | None = None
+    at_once: bool = False  # Ctrl-C ends it at once, even in a query (kg.cli.interrupts)
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, help: str) -> Callable[[Handler], Handler]:
-    """Register a subcommand handler under ``name``."""
+def command(name: str, help: str, *, at_once: bool = False) -> Callable[[Handler], Handler]:
+    """Register a subcommand handler under ``name``.
+
+    ``at_once``: Ctrl-C ends the command at once, even while it waits on a query (see
+    :mod:`kg.cli.interrupts`); for the commands that read the graph and write at most a file
+    through :func:`kg.files.write_atomically` (the store is never written).
+    """
 
     def register(handler: Handler) -> Handler:
-        COMMANDS[name] = Command(handler, help)
+        COMMANDS[name] = Command(handler, help, at_once=at_once)
         return handler
 
     return register

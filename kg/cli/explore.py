@@ -16,7 +16,11 @@ from typing import Any
 from kg.cli.common import _count, _open_for_reading, _positive_int, _write_text, add_format_option, command, options
 
 
-@command("describe", "an entity: type, aliases, papers, and its relations with support and evidence (or a paper)")
+@command(
+    "describe",
+    "an entity: type, aliases, papers, and its relations with support and evidence (or a paper)",
+    at_once=True,
+)
 def cmd_describe(args: argparse.Namespace) -> int:
     from kg.explore.describe import Description
     from kg.explore.reports import describe_report
@@ -34,7 +38,9 @@ def _describe_options(parser: argparse.ArgumentParser) -> None:
     add_format_option(parser)
 
 
-@command("paper", "a paper: title, abstract, sources, the entities it proposes and mentions, its relations")
+@command(
+    "paper", "a paper: title, abstract, sources, the entities it proposes and mentions, its relations", at_once=True
+)
 def cmd_paper(args: argparse.Namespace) -> int:
     from kg.explore.reports import paper_report
     from kg.explore.text import render_paper
@@ -54,7 +60,7 @@ def _paper_options(parser: argparse.ArgumentParser) -> None:
 # --- exploring connections -------------------------------------------------------------------
 
 
-@command("path", "the shortest chains of links between two concepts, each hop with its evidence")
+@command("path", "the shortest chains of links between two concepts, each hop with its evidence", at_once=True)
 def cmd_path(args: argparse.Namespace) -> int:
     from kg.explore.reports import path_report
     from kg.explore.text import render_path
@@ -74,7 +80,7 @@ def cmd_path(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("neighbors", "the concepts within N links of a concept, nearest and best-linked first")
+@command("neighbors", "the concepts within N links of a concept, nearest and best-linked first", at_once=True)
 def cmd_neighbors(args: argparse.Namespace) -> int:
     from kg.explore.reports import neighbors_report
     from kg.explore.text import render_neighbors
@@ -92,7 +98,7 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("related", "the concepts most associated with a concept, and likely links not made yet")
+@command("related", "the concepts most associated with a concept, and likely links not made yet", at_once=True)
 def cmd_related(args: argparse.Namespace) -> int:
     from kg.explore.reports import related_report
     from kg.explore.text import render_related
@@ -110,7 +116,7 @@ def cmd_related(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("central", "the most central concepts of each type, by degree or PageRank")
+@command("central", "the most central concepts of each type, by degree or PageRank", at_once=True)
 def cmd_central(args: argparse.Namespace) -> int:
     from kg.explore.reports import central_report
     from kg.explore.text import render_central
@@ -121,7 +127,7 @@ def cmd_central(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("communities", "clusters of concepts that occur together (Louvain), named by their top concepts")
+@command("communities", "clusters of concepts that occur together (Louvain), named by their top concepts", at_once=True)
 def cmd_communities(args: argparse.Namespace) -> int:
     from kg.explore.reports import communities_report
     from kg.explore.text import render_communities
@@ -134,7 +140,7 @@ def cmd_communities(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("viz", "write an interactive HTML view of a concept's neighbourhood")
+@command("viz", "write an interactive HTML view of a concept's neighbourhood", at_once=True)
 def cmd_viz(args: argparse.Namespace) -> int:
     from kg.explore.lookup import notes_of
     from kg.explore.viz import neighbors_view, render_html

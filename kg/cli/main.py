@@ -19,9 +19,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import nullcontext
 
 from kg.cli import build, eval, explore, export, query  # noqa: F401  (each registers its commands)
 from kg.cli.common import COMMANDS, shared_options
+from kg.cli.interrupts import INTERRUPTED, stop_at_once
 from kg.errors import KGError
 
 # The order `kg --help` lists the commands in; a new command adds its name here.
@@ -140,17 +142,19 @@ def main(argv: list[str] | None = None) -> int:
     args.store = getattr(args, "store", None)
     args.endpoint = getattr(args, "endpoint", None)
     debug = getattr(args, "debug", False)
-    handler = COMMANDS[args.command].handler
+    spec = COMMANDS[args.command]
     try:
-        return handler(args)
+        with stop_at_once() if spec.at_once else nullcontext():
+            return spec.handler(args)
     except KGError as err:
         if debug:
             raise
         print(f"kg: error: {err}", file=sys.stderr)
         return err.exit_status
-    except KeyboardInterrupt:
-        print("kg: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:
+        # A cancelled query says so (kg.errors.QueryCancelled); any other Ctrl-C is an interruption.
+        print(f"kg: {err or 'interrupted'}", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         # The reader (head, less) went away; that is not an error.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

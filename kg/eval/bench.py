@@ -64,6 +64,73 @@ def bench_build() -> list[tuple[str, str, bool | None]]:
     ]
 
 
+# Queries on the seeds graph: an answer of one line, a page, an aggregate, and every triple (as rows, as a graph).
+QUERY_CASES = {
+    "ASK": ("ASK { ?s ?p ?o }", False),
+    "10 labels": ("SELECT ?e ?l WHERE { ?e rdfs:label ?l } ORDER BY ?l LIMIT 10", False),
+    "count by type": ("SELECT ?t (COUNT(?e) AS ?n) WHERE { ?e a ?t } GROUP BY ?t", False),
+    "every triple, rows": ("SELECT ?s ?p ?o WHERE { ?s ?p ?o }", True),
+    "every triple, graph": ("CONSTRUCT WHERE { ?s ?p ?o }", True),
+}
+ADDED_MS_TARGET = 5.0
+LARGE_RATIO_TARGET = 1.25
+
+
+@benchmark("queries")
+def bench_queries() -> list[tuple[str, str, bool | None]]:
+    """A query run by the query process (kg.store.worker.QueryWorker, as kg query and the shell run
+    them) vs the same query in this process, on the seeds graph (rules profile). Targets: a small
+    answer costs under 5 ms more; a large one (every triple) at most 1.25 times as long."""
+    import statistics
+
+    from kg.build.builder import build
+    from kg.store import open_store
+    from kg.store.worker import QueryWorker
+
+    rows: list[tuple[str, str, bool | None]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "store"
+        report = build([SEEDS], store=path, profile="rules")
+        starts = []
+        for _ in range(5):
+            started = time.perf_counter()
+            with QueryWorker(path) as worker:
+                worker.query("ASK {}")
+                starts.append(time.perf_counter() - started)
+        rows.append(("seeds graph (rules profile)", f"{report.triples_after} triples", None))
+        rows.append(("query process, start to first answer (median of 5)", f"{statistics.median(starts):.3f} s", None))
+        with open_store(path) as store, QueryWorker(path) as worker:
+            for name, (sparql, large) in QUERY_CASES.items():
+                repeat = 3 if large else 50
+                here = _median_time(lambda: store.query(sparql), repeat)
+                there = _median_time(lambda: worker.query(sparql), repeat)
+                added_ms, ratio = (there - here) * 1000, there / here
+                if large:
+                    met, target = ratio <= LARGE_RATIO_TARGET, f"ratio {ratio:.2f}, target <= {LARGE_RATIO_TARGET}"
+                else:
+                    met, target = added_ms < ADDED_MS_TARGET, f"target < {ADDED_MS_TARGET:g} ms"
+                rows.append(
+                    (
+                        f"{name}: in this process / query process",
+                        f"{here * 1000:.2f} ms / {there * 1000:.2f} ms ({added_ms:+.2f} ms; {target})",
+                        met,
+                    )
+                )
+    return rows
+
+
+def _median_time(run: Callable[[], object], repeat: int) -> float:
+    import statistics
+
+    run()  # warm
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 def main(argv: list[str] | None = None) -> int:
     names = (argv if argv is not None else sys.argv[1:]) or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]

@@ -87,27 +87,43 @@ class EmbeddedStore(Store):
         return self._graph
 
     def query(self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None) -> Result:
-        import pyoxigraph as ox
-
         from kg.query.result import Result
-        from kg.query.terms import to_oxigraph
 
         started = time.perf_counter()
-        substitutions = {ox.Variable(name): to_oxigraph(value) for name, value in (bindings or {}).items()}
-        declared = PREFIXES if prefixes is None else prefixes
-        try:
-            answer = self._ox.query(sparql, prefixes=dict(declared), substitutions=substitutions)
-        except SyntaxError as err:
-            refuse_update(sparql)  # Oxigraph's query parser says only "expected CONSTRUCT"
-            raise _syntax_error(err, sparql, declared) from None
-        except OSError as err:
-            raise QueryError(f"query failed: {err}") from None
+        answer = self.answer(sparql, bindings=bindings, prefixes=prefixes)
         result = Result.from_oxigraph(answer, query=sparql)
         # Oxigraph's result iterator must be released in the thread that made it (the shell runs
         # queries in a worker thread); a comprehension's frame could keep it alive past this point.
         del answer
         result.elapsed = time.perf_counter() - started
         return result
+
+    def answer(
+        self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None
+    ) -> pyoxigraph.QuerySolutions | pyoxigraph.QueryBoolean | pyoxigraph.QueryTriples:
+        """Oxigraph's own answer to ``sparql`` (see :meth:`query`), not yet read: what
+        :meth:`query` makes its Result of, and :mod:`kg.store.worker` writes to its pipe.
+
+        Raises
+        ------
+        kg.errors.QuerySyntaxError, kg.errors.UpdateRefusedError, kg.errors.QueryError
+            As :meth:`query` does.
+        """
+        import pyoxigraph as ox
+
+        substitutions = {}
+        if bindings:
+            from kg.query.terms import to_oxigraph
+
+            substitutions = {ox.Variable(name): to_oxigraph(value) for name, value in bindings.items()}
+        declared = PREFIXES if prefixes is None else prefixes
+        try:
+            return self._ox.query(sparql, prefixes=dict(declared), substitutions=substitutions)
+        except SyntaxError as err:
+            refuse_update(sparql)  # Oxigraph's query parser says only "expected CONSTRUCT"
+            raise _syntax_error(err, sparql, declared) from None
+        except OSError as err:
+            raise QueryError(f"query failed: {err}") from None
 
     def write(self, triples: Iterable[Triple | Quad]) -> None:
         if not self.writable:

@@ -1,5 +1,12 @@
 """The endpoint store: a remote SPARQL 1.1 endpoint (Fuseki, GraphDB, Virtuoso, QLever, Oxigraph
-server), read-only, queried through rdflib's ``SPARQLStore``.
+server), read-only.
+
+A query is one HTTP GET of the SPARQL 1.1 Protocol, sent with :mod:`urllib` and read back with
+rdflib's result parsers; it carries the project's prefixes as the embedded store declares them,
+and no others. A time limit bounds connecting, each wait for data, and the whole answer (so an
+answer that stops arriving just before the limit is abandoned at most that long after it); Ctrl-C
+interrupts the request and closes the connection. :attr:`EndpointStore.graph`
+(rdflib's ``SPARQLStore``) serves the code that reads the graph triple by triple.
 
 Bound values travel as a ``VALUES`` row that opens the query's ``WHERE`` group, each term written
 by rdflib. rdflib's own ``initBindings`` puts that row after the whole query instead, where it
@@ -19,16 +26,24 @@ import re
 import time
 from typing import TYPE_CHECKING
 
-from kg.errors import QueryError, UsageError
+from kg.errors import QueryCancelled, QueryError, QueryTimeoutError, UsageError
 from kg.namespace import PREFIXES
 from kg.store.base import Bindings, Store, refuse_update
 from kg.store.queries import TRIPLE_COUNT
 
 if TYPE_CHECKING:
     from rdflib import Graph
+    from rdflib.query import Result as Answer
 
     from kg.query.result import Result
 
+ACCEPT = (
+    "application/sparql-results+json, application/sparql-results+xml;q=0.9, "
+    "application/n-triples;q=0.8, text/turtle;q=0.7"
+)
+"""The answers asked for: SPARQL results (SELECT, ASK), or RDF (CONSTRUCT, DESCRIBE)."""
+
+_READ_SIZE = 1 << 16
 _WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
 
 
@@ -54,7 +69,28 @@ class EndpointStore(Store):
             self._graph = Graph(store=SPARQLStore(query_endpoint=self.url, returnFormat="json"))
         return self._graph
 
-    def query(self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None) -> Result:
+    def query(
+        self,
+        sparql: str,
+        *,
+        bindings: Bindings | None = None,
+        prefixes: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> Result:
+        """Run ``sparql`` at the endpoint (see :meth:`kg.store.Store.query`).
+
+        ``timeout`` (seconds, None for no limit) bounds the request; past it, or on Ctrl-C, the
+        connection is closed.
+
+        Raises
+        ------
+        kg.errors.QueryTimeoutError
+            The endpoint took longer than ``timeout``.
+        kg.errors.QueryCancelled
+            Ctrl-C interrupted the request.
+        kg.errors.QueryError
+            The endpoint refused the query, or could not be reached.
+        """
         from kg.namespace import sparql_prologue
         from kg.query.result import Result
 
@@ -62,13 +98,37 @@ class EndpointStore(Store):
         refuse_update(sparql)
         text = sparql_prologue(PREFIXES if prefixes is None else prefixes) + with_values(sparql, bindings)
         try:
-            answer = self.graph.query(text)
+            answer = self._request(text, timeout)
             result = Result.from_rdflib(answer, query=sparql)
+        except KeyboardInterrupt:
+            raise QueryCancelled() from None
         except Exception as err:  # the endpoint's errors come in many library types
             # The cause stays attached, for --debug.
+            if timeout is not None and _timed_out(err):
+                raise QueryTimeoutError(timeout) from err
             raise QueryError(describe_failure(self.url, err)) from err
         result.elapsed = time.perf_counter() - started
         return result
+
+    def _request(self, text: str, timeout: float | None) -> Answer:
+        """The endpoint's answer to the query ``text``, read whole within ``timeout`` seconds."""
+        from io import BytesIO
+        from urllib.parse import urlencode
+        from urllib.request import Request, urlopen
+
+        from rdflib.query import Result as Answer
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        joint = "&" if "?" in self.url else "?"
+        request = Request(f"{self.url}{joint}{urlencode({'query': text})}", headers={"Accept": ACCEPT})
+        chunks = []
+        with urlopen(request, timeout=timeout) as response:
+            while chunk := response.read1(_READ_SIZE):  # what has come, not a full buffer
+                chunks.append(chunk)
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError("the answer took too long to arrive")
+            kind = response.headers.get_content_type()
+        return Answer.parse(BytesIO(b"".join(chunks)), content_type=kind)
 
     def __len__(self) -> int:
         result = self.query(TRIPLE_COUNT)
@@ -128,6 +188,18 @@ def describe_failure(url: str, err: BaseException) -> str:
         cause = cause.__cause__ or cause.__context__
     text = str(err).strip() or type(err).__name__
     return f"{url}: {text.splitlines()[0]}"
+
+
+def _timed_out(err: BaseException) -> bool:
+    """Whether ``err``, or what caused it, is a socket's time limit running out."""
+    from urllib.error import URLError
+
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, TimeoutError) or (isinstance(cause, URLError) and isinstance(cause.reason, TimeoutError)):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _body_line(err: BaseException) -> str:

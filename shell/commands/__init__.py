@@ -11,7 +11,7 @@
 :mod:`~shell.commands.contents`
     ``.find``, ``.stats``, ``.prefixes``: what the graph holds.
 :mod:`~shell.commands.settings`
-    ``.format``, ``.timing``, ``.limit``: how results are shown.
+    ``.format``, ``.timing``, ``.limit``, ``.timeout``: how results are shown, how long a query may run.
 :mod:`~shell.commands.files`
     ``.export``, ``.save``, ``.run``: the graph written to a file, and saved queries.
 :mod:`~shell.commands.meta`

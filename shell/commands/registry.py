@@ -6,8 +6,8 @@ names and arguments are built from :data:`COMMANDS`; the handlers live in the mo
 :mod:`shell.commands`, one per topic, which register them when the package is imported.
 
 Argument kinds (:attr:`Command.arguments`), which drive completion: ``entity`` (a label,
-alias, prefixed name or IRI), ``format``, ``switch`` (on/off), ``export_format``, ``file``,
-``saved`` (a saved query's name), ``command``, and ``text`` (anything).
+alias, prefixed name or IRI), ``format``, ``switch`` (on/off), ``seconds`` (a number, or off),
+``export_format``, ``file``, ``saved`` (a saved query's name), ``command``, and ``text`` (anything).
 
 Examples
 --------

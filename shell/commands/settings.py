@@ -1,10 +1,11 @@
-"""How results are shown: ``.format``, ``.timing`` and ``.limit``, kept in the session."""
+"""How results are shown, and how long a query may run: ``.format``, ``.timing``, ``.limit`` and
+``.timeout``, kept in the session."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kg.errors import UsageError
+from kg.errors import UsageError, check_seconds
 from kg.query import FORMATS, Result
 from shell.commands.arguments import switch, whole_number
 from shell.commands.registry import command
@@ -35,3 +36,16 @@ def cmd_limit(session: Session, args: str) -> Result:
     if args.strip():
         session.limit = whole_number(args.strip(), ".limit")
     return Result.text(f"limit: {session.limit} rows" if session.limit else "limit: none")
+
+
+@command(
+    ".timeout [SECONDS|off]",
+    "abandon a query that runs longer than SECONDS (off: no limit)",
+    details="A query past the limit is stopped, with the process that ran it; so is one Ctrl-C cancels.",
+    arguments=("seconds",),
+)
+def cmd_timeout(session: Session, args: str) -> Result:
+    value = args.strip().lower()
+    if value:
+        session.timeout = None if value == "off" else check_seconds(".timeout", value)
+    return Result.text(f"timeout: {session.timeout:g} s" if session.timeout else "timeout: off")

@@ -187,6 +187,8 @@ def _argument_suggestion(kind: str, word: str, *, several: bool) -> list[Suggest
         return [Suggestion("value", word, choices=FORMATS)]
     if kind == "switch":
         return [Suggestion("value", word, choices=("on", "off"))]
+    if kind == "seconds":
+        return [Suggestion("value", word, choices=("off",))]
     if kind == "export_format":
         from kg.export import EXPORTERS
 

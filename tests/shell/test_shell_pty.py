@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from conftest import KG_SCRIPT
+from conftest import CARTESIAN, KG_SCRIPT, child_pids, gone
 from test_shell import write_graph
 
 ROWS, COLS = 32, 120
@@ -142,7 +142,15 @@ class Terminal:
 
 @pytest.fixture
 def terminal(tmp_path: Path):
-    store = write_graph(tmp_path / "store")
+    yield from _shell_at_a_terminal(write_graph(tmp_path / "store"), tmp_path)
+
+
+@pytest.fixture
+def busy_terminal(busy_store: Path, tmp_path: Path):
+    yield from _shell_at_a_terminal(busy_store, tmp_path)
+
+
+def _shell_at_a_terminal(store: Path, tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if k != "KG_STORE"}
     env.update(
         TERM="xterm",
@@ -226,3 +234,44 @@ def test_a_session_at_the_terminal(terminal):
     assert term.child.exitstatus == 0
     history = (home / "xdg" / "abstract-kg" / "history").read_text()
     assert '.path CLIP "robust overfitting"' in history and "ORDER BY ?l;" in history
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time the process ``pid`` has used (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_ctrl_c_stops_a_runaway_query_and_the_shell_goes_quiet(busy_terminal):
+    term, _ = busy_terminal
+    term.wait_for(r"Ctrl-D quit")
+    shell = term.child.pid
+    deadline = time.monotonic() + 20
+    while not child_pids(shell) and time.monotonic() < deadline:  # the query process starts with the shell
+        time.sleep(0.05)
+    (worker,) = child_pids(shell)
+
+    term.type(CARTESIAN + ";")
+    term.type("\r")
+    time.sleep(1.5)
+    assert not gone(worker, within=0)  # counting
+    term.child.sendcontrol("c")
+    term.wait_for(r"(\^C|\n)cancelled\n", timeout=5)  # the terminal may echo the ^C
+    assert gone(worker, within=2) and child_pids(shell) == []
+    used = _cpu_seconds(shell)
+    time.sleep(2)
+    assert _cpu_seconds(shell) - used < 0.5  # nothing runs on
+
+    # A time limit, then a query that answers: the shell carries on with a new query process.
+    term.type(".timeout 1\r")
+    term.wait_for(r"timeout: 1 s")
+    term.type(CARTESIAN + ";")
+    term.type("\r")
+    term.wait_for(r"query abandoned after 1 s \(\.timeout\)", timeout=10)
+    term.type("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o };")
+    term.type("\r")
+    term.wait_for(r"\n +2000\n")
+    term.child.sendcontrol("d")
+    term.child.expect(pexpect.EOF, timeout=20)
+    term.child.close()
+    assert term.child.exitstatus == 0

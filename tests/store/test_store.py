@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -12,7 +14,16 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
-from kg.errors import QueryError, StoreError, StoreNotFoundError, UpdateRefusedError, UsageError
+from kg.errors import (
+    QueryCancelled,
+    QueryError,
+    QueryTimeoutError,
+    StoreError,
+    StoreNotFoundError,
+    UpdateRefusedError,
+    UsageError,
+)
+from kg.query import render
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.store import BACKENDS, EmbeddedStore, EndpointStore, open_store, queries
 from kg.store.endpoint import with_values
@@ -220,3 +231,46 @@ def test_an_endpoint_answer_follows_the_query_and_its_refusal_is_quoted(answerin
     )
     with pytest.raises(QueryError, match=r"^cannot connect to http://127\.0\.0\.1:9/sparql: connection refused$"):
         open_store(endpoint="http://127.0.0.1:9/sparql").query("ASK {}")
+
+
+# --- an endpoint's answers, its time limit and Ctrl-C -----------------------------------------------------
+
+
+def test_an_endpoint_answers_as_the_embedded_store_does(relations_store: Path, oxigraph_endpoint: str) -> None:
+    remote = open_store(endpoint=f"{oxigraph_endpoint}/query")
+    with open_store(relations_store) as local:
+        for sparql in (
+            "SELECT * WHERE { ?paper kg:mentions ?entity . ?entity rdfs:label ?label } ORDER BY ?paper ?label",
+            "ASK { ?p kg:proposes ?e }",
+            "CONSTRUCT { ?e rdfs:label ?l } WHERE { ?e a kg:Method ; rdfs:label ?l }",
+        ):
+            here, there = local.query(sparql), remote.query(sparql, timeout=30)
+            assert (there.kind, there.columns, there.boolean) == (here.kind, here.columns, here.boolean)
+            # as written (rdflib reads a plain string literal without the xsd:string Oxigraph gives it)
+            assert sorted(render(there, "tsv").splitlines()) == sorted(render(here, "tsv").splitlines())
+            assert there.count > 0 or there.boolean is True
+    # the project's prefixes, and no others (as the embedded store)
+    with pytest.raises(QueryError, match="HTTP 400"):
+        remote.query("SELECT ?n WHERE { ?p foaf:name ?n }")
+
+
+@pytest.mark.parametrize("kind", ["silent", "trickle"])
+def test_an_endpoint_past_its_time_limit_is_abandoned(slow_endpoint: str, kind: str) -> None:
+    remote = open_store(endpoint=f"{slow_endpoint}/{kind}")
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError, match=r"^query abandoned after 1 s \(--timeout\)$"):
+        remote.query("SELECT ?n WHERE { ?s ?p ?n }", timeout=1)
+    assert time.monotonic() - started < 4
+
+
+def test_ctrl_c_interrupts_an_endpoint_request(slow_endpoint: str) -> None:
+    remote = open_store(endpoint=f"{slow_endpoint}/silent")
+    timer = threading.Timer(0.5, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(QueryCancelled):
+            remote.query("SELECT ?n WHERE { ?s ?p ?n }")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 3
