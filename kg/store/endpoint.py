@@ -1,5 +1,6 @@
 """The endpoint store: a remote SPARQL 1.1 endpoint (Fuseki, GraphDB, Virtuoso, QLever, Oxigraph
-server), read-only, queried through rdflib's ``SPARQLStore``.
+server), read-only, queried through rdflib's ``SPARQLStore``. The URL may carry protocol parameters
+(``?default-graph-uri=IRI``: the graph a query reads), which go with every query.
 
 Bound values travel as a ``VALUES`` row that opens the query's ``WHERE`` group, each term written
 by rdflib. rdflib's own ``initBindings`` puts that row after the whole query instead, where it
@@ -43,15 +44,20 @@ class EndpointStore(Store):
         if not url.startswith(("http://", "https://")):
             raise UsageError(f"--endpoint must be an http(s) URL, not {url!r}")
         self.url = url
+        self.endpoint, self.parameters = split_parameters(url)
         self._graph: Graph | None = None
 
     @property
     def graph(self) -> Graph:
         if self._graph is None:
             from rdflib import Graph
-            from rdflib.plugins.stores.sparqlstore import SPARQLStore
 
-            self._graph = Graph(store=SPARQLStore(query_endpoint=self.url, returnFormat="json"))
+            # The URL's own parameters (default-graph-uri, ...) go with every query: rdflib would append
+            # "?query=..." to a URL that has a "?" already, which no server reads.
+            store = _sparql_store_class()(
+                query_endpoint=self.endpoint, returnFormat="json", params=dict(self.parameters)
+            )
+            self._graph = Graph(store=store)
         return self._graph
 
     def query(self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None) -> Result:
@@ -61,6 +67,7 @@ class EndpointStore(Store):
         started = time.perf_counter()
         refuse_update(sparql)
         text = sparql_prologue(PREFIXES if prefixes is None else prefixes) + with_values(sparql, bindings)
+        self.graph.store.accept = GRAPH_ACCEPT if _makes_graph(sparql) else RESULTS_ACCEPT  # type: ignore[attr-defined]
         try:
             answer = self.graph.query(text)
             result = Result.from_rdflib(answer, query=sparql)
@@ -73,6 +80,57 @@ class EndpointStore(Store):
     def __len__(self) -> int:
         result = self.query(TRIPLE_COUNT)
         return int(result.rows[0][0].toPython())
+
+
+RESULTS_ACCEPT = "application/sparql-results+json"
+GRAPH_ACCEPT = "application/n-triples, text/turtle;q=0.9"
+"""What a query asks the endpoint for: JSON results for SELECT and ASK, RDF for CONSTRUCT and DESCRIBE.
+rdflib asks for JSON results whatever the query, which a server that keeps to the protocol (Oxigraph)
+refuses for a CONSTRUCT (HTTP 406), and which Virtuoso answers with a table of ?s ?p ?o instead of a graph."""
+
+
+def _sparql_store_class():
+    from rdflib.plugins.stores.sparqlstore import SPARQLStore
+
+    class AcceptingStore(SPARQLStore):
+        accept = RESULTS_ACCEPT
+
+        def response_mime_types(self) -> str:
+            return self.accept
+
+    return AcceptingStore
+
+
+def _makes_graph(sparql: str) -> bool:
+    from kg.query.sparql import operation
+
+    return operation(sparql) in ("CONSTRUCT", "DESCRIBE")
+
+
+def split_parameters(url: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The endpoint ``url`` without its query string, and the parameters of that query string
+    (``default-graph-uri`` says which graph a query reads, in the SPARQL 1.1 Protocol).
+
+    Examples
+    --------
+    >>> split_parameters("http://localhost:8890/sparql?default-graph-uri=http%3A%2F%2Fexample.org%2Fkg")
+    ('http://localhost:8890/sparql', (('default-graph-uri', 'http://example.org/kg'),))
+    >>> split_parameters("http://localhost:7878/query")
+    ('http://localhost:7878/query', ())
+    >>> split_parameters("http://h/q?default-graph-uri=a&default-graph-uri=b")
+    Traceback (most recent call last):
+    ...
+    kg.errors.UsageError: --endpoint http://h/q?default-graph-uri=a&default-graph-uri=b: give default-graph-uri once
+    """
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    pairs = tuple(parse_qsl(parts.query, keep_blank_values=True))
+    names = [name for name, _ in pairs]
+    for name in names:
+        if names.count(name) > 1:
+            raise UsageError(f"--endpoint {url}: give {name} once")
+    return urlunsplit(parts._replace(query="")), pairs
 
 
 def with_values(sparql: str, bindings: Bindings | None) -> str:
