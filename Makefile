@@ -6,12 +6,22 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: install run test lint bench train readme clean
 
+# Optional Debian tools the tests use, as command:package: headless Chromium renders `kg viz`; Virtuoso 7 is
+# a triple store `kg push` is tested against; raptor2's rapper and rasqal's roqet read the exports.
+DEBIAN_TOOLS := chromium:chromium virtuoso-t:virtuoso-opensource rapper:raptor2-utils roqet:rasqal-utils
+
 install: $(STAMP)
-	@# Optional: headless Chromium for the rendering test of `kg viz` (skipped without it). Best effort, as
-	@# root with apt (as CI runs); never fails the install.
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-	  (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1; } || \
-	  echo "note: chromium not installed; the test that renders kg viz in a browser will be skipped"
+	@# Best effort, as root with apt (as CI runs); never fails the install. A test whose tool is missing is
+	@# skipped, saying which package it needs.
+	@missing=""; for tool in $(DEBIAN_TOOLS); do \
+	  command -v $${tool%%:*} >/dev/null 2>&1 || missing="$$missing $${tool#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -qq >/dev/null 2>&1; then \
+	    for package in $$missing; do \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$package >/dev/null 2>&1 || \
+	        echo "note: $$package not installed; the tests that need it will be skipped"; done; \
+	  else echo "note: not installed:$$missing; the tests that need them will be skipped"; fi; \
+	fi
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)

@@ -129,18 +129,25 @@ class KnowledgeGraph:
         self.close()
         return build(sources, store=self.location, **options)  # type: ignore[arg-type]
 
-    def export(self, destination: str | os.PathLike[str] | IO[bytes], format: str | None = None) -> None:
+    def export(
+        self,
+        destination: str | os.PathLike[str] | IO[bytes],
+        format: str | None = None,
+        *,
+        with_ontology: bool = False,
+    ) -> None:
         """Write the graph to a file path or binary stream in ``format`` (ttl, nt, nq, trig, jsonld, xml;
         graphml, gexf, csv). For a path the format defaults to the one its suffix names (``.gz`` after it
-        compresses, as ``kg export -o`` does), for a stream to ttl."""
+        compresses, as ``kg export -o`` does), for a stream to ttl. ``with_ontology`` adds the ontology and
+        the vocabularies (as ``kg export --with-ontology``)."""
         from kg.export import export_target, get_exporter
 
         if hasattr(destination, "write"):
-            get_exporter(format or "ttl").write(self.store, destination)  # type: ignore[arg-type]
+            get_exporter(format or "ttl").write(self.store, destination, with_ontology=with_ontology)  # type: ignore[arg-type]
             return
         target = export_target(destination, format)  # type: ignore[arg-type]
         with open(destination, "wb") as stream:  # type: ignore[arg-type]
-            target.write(self.store, stream)
+            target.write(self.store, stream, with_ontology=with_ontology)
 
     def close(self) -> None:
         if self._store is not None:

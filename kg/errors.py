@@ -269,3 +269,32 @@ class UnknownPredicateError(UsageError):
         else:
             hint = f"; choose from: {', '.join(known)}" if known else ""
         super().__init__(f"unknown link {name!r}{hint}")
+
+
+class RemoteError(KGError):
+    """A request to a remote server failed: it could not be reached, or answered with an HTTP error.
+
+    ``status`` is the HTTP status (None when there was no answer); ``retryable`` says whether the
+    same request may succeed if sent again (no answer, a timeout, a 5xx, 408 or 429).
+
+    Examples
+    --------
+    >>> err = RemoteError("http://localhost:7878/store: HTTP 503 Service Unavailable", status=503, retryable=True)
+    >>> err.exit_status, err.retryable
+    (1, True)
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+        self.status = status
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class CredentialsError(RemoteError):
+    """A server asked for credentials that were not given, or refused those given: the user's to fix."""
+
+    exit_status = 2
+
+
+class PushError(KGError):
+    """An upload to a triple store stopped part way; the message says what was and was not sent."""

@@ -7,7 +7,7 @@ module              commands
 ``eval``            eval, train
 ``query``           query, stats, validate, shell
 ``explore``         describe, paper, path, neighbors, related, central, communities, viz
-``export``          export
+``export``          export, push
 ==================  ====================================================
 
 Options may come anywhere: before the command (``kg --format json stats``), between its positional
@@ -35,6 +35,7 @@ ORDER = (
     "query",
     "stats",
     "export",
+    "push",
     "validate",
     "describe",
     "paper",

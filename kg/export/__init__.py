@@ -1,7 +1,9 @@
 """`kg export`: the graph in a triple-store format, by name. Each format is a small exporter.
 
 RDF formats are written by Oxigraph's serialisers straight from the store, streaming,
-so exports scale with the store rather than with memory. ``graphml``, ``gexf`` and ``csv``
+so exports scale with the store rather than with memory; ``with_ontology`` adds the ontology and the
+vocabularies (:mod:`kg.export.schema`), in named graphs of their own where the format has them.
+:mod:`kg.export.push` sends the graph to a triple store instead. ``graphml``, ``gexf`` and ``csv``
 write the projection (:mod:`kg.explore.projection`: entities and papers as nodes, paper links and
 relations as edges with predicate, support and evidence) for Gephi, Cytoscape and pandas.
 
@@ -57,8 +59,9 @@ class Exporter(ABC):
         return self.suffixes[0]
 
     @abstractmethod
-    def write(self, store: Store, stream: IO[bytes]) -> None:
-        """Serialise ``store`` to ``stream``."""
+    def write(self, store: Store, stream: IO[bytes], *, with_ontology: bool = False) -> None:
+        """Serialise ``store`` to ``stream``; with ``with_ontology``, the ontology and vocabularies too
+        (:mod:`kg.export.schema`)."""
 
 
 class RdfExporter(Exporter):
@@ -67,12 +70,27 @@ class RdfExporter(Exporter):
     def __init__(self, name: str, suffixes: tuple[str, ...], format_name: str, description: str) -> None:
         self.name, self.suffixes, self.format_name, self.description = name, suffixes, format_name, description
 
-    def write(self, store: Store, stream: IO[bytes]) -> None:
+    def write(self, store: Store, stream: IO[bytes], *, with_ontology: bool = False) -> None:
         import pyoxigraph as ox
 
         if not isinstance(store, EmbeddedStore):
             raise UsageError("export reads a local --store; a remote endpoint has its own export")
-        store.dump(stream, getattr(ox.RdfFormat, self.format_name))
+        rdf_format = getattr(ox.RdfFormat, self.format_name)
+        if not with_ontology:
+            store.dump(stream, rdf_format)
+            return
+        from itertools import chain
+
+        from kg.export.schema import schema_quads, schema_triples
+        from kg.namespace import PREFIXES
+
+        data = store.ox.quads_for_pattern(None, None, None, ox.DefaultGraph())
+        if rdf_format.supports_datasets:
+            items = chain(data, schema_quads())  # the schema in named graphs of its own
+        else:
+            items = chain((quad.triple for quad in data), schema_triples())
+        prefixes = dict(PREFIXES) if rdf_format.name in ("Turtle", "TriG", "RDF/XML") else None  # as dump() binds them
+        ox.serialize(items, stream, rdf_format, prefixes=prefixes)
 
 
 class ProjectionExporter(Exporter):
@@ -88,8 +106,11 @@ class ProjectionExporter(Exporter):
         self.name, self.suffixes, self.description = name, suffixes, description
         self._write_projection = write_projection
 
-    def write(self, store: Store, stream: IO[bytes]) -> None:
+    def write(self, store: Store, stream: IO[bytes], *, with_ontology: bool = False) -> None:
         from kg.explore.projection import load_projection
+
+        if with_ontology:
+            raise UsageError(f"--with-ontology goes with an RDF format, not {self.name}")
 
         self._write_projection(load_projection(store), stream)
 
@@ -220,14 +241,14 @@ class ExportTarget:
     exporter: Exporter
     compressed: bool = False
 
-    def write(self, store: Store, stream: IO[bytes]) -> None:
+    def write(self, store: Store, stream: IO[bytes], *, with_ontology: bool = False) -> None:
         """Serialise ``store`` to ``stream``, through gzip if :attr:`compressed`."""
         if not self.compressed:
-            self.exporter.write(store, stream)
+            self.exporter.write(store, stream, with_ontology=with_ontology)
             return
         # No name and no time in the gzip header: the same graph gives the same bytes.
         with gzip.GzipFile(filename="", mode="wb", fileobj=stream, mtime=0) as packed:
-            self.exporter.write(store, packed)  # type: ignore[arg-type]
+            self.exporter.write(store, packed, with_ontology=with_ontology)  # type: ignore[arg-type]
 
 
 def export_target(path: str | os.PathLike[str], format: str | None = None) -> ExportTarget:

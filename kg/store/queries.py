@@ -203,6 +203,9 @@ DERIVED_TRIPLES = f"""SELECT ?s ?p ?o WHERE {{
 types and labels, relations and their statements, and papers' links to entities (a triple may
 come twice)."""
 
+PUSH_COUNTS = "SELECT (COUNT(*) AS ?n) (SUM(IF(isBlank(?s) || isBlank(?o), 1, 0)) AS ?blank) WHERE { ?s ?p ?o }"
+"""The triples `kg push` sends, and how many of them have a blank node (those go in one batch)."""
+
 # ---- updates (run by kg.store.embedded, never with values in their text)
 
 APPLY_STAGED = f"""DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{_iri.STAGED_REMOVALS}> {{ ?s ?p ?o }} }} ;
@@ -216,3 +219,44 @@ CLEAR_AWAITING = f"DELETE WHERE {{ GRAPH <{_iri.EXTRACTION_GRAPH}> {{ ?paper <{_
 
 UPDATES = ("APPLY_STAGED", "CLEAR_AWAITING")
 """The names of the SPARQL updates above; every other upper-case string here is a query."""
+
+# ---- updates `kg push` sends to a remote server: there is nothing to bind values with, so the graphs'
+# IRIs go into the text, written by Oxigraph (which checks them and escapes what needs it).
+
+
+def graph_ref(graph: str | None) -> str:
+    """``<iri>``, or ``DEFAULT`` for None (the default graph), as graph management operations name a graph.
+
+    Examples
+    --------
+    >>> graph_ref("http://example.org/kg"), graph_ref(None)
+    ('<http://example.org/kg>', 'DEFAULT')
+    """
+    if graph is None:
+        return "DEFAULT"
+    import pyoxigraph as ox
+
+    return str(ox.NamedNode(graph))
+
+
+def drop_graph(graph: str | None) -> str:
+    """Empty ``graph`` (None: the default graph), if it is there.
+
+    Examples
+    --------
+    >>> drop_graph("http://example.org/staging")
+    'DROP SILENT GRAPH <http://example.org/staging>'
+    """
+    return f"DROP SILENT {'DEFAULT' if graph is None else 'GRAPH ' + graph_ref(graph)}"
+
+
+def move_graph(source: str, target: str | None) -> str:
+    """Replace the triples of ``target`` (None: the default graph) by those of ``source``, and drop ``source``:
+    one operation, so a reader sees the old graph or the new one.
+
+    Examples
+    --------
+    >>> move_graph("http://example.org/staging", None)
+    'MOVE <http://example.org/staging> TO DEFAULT'
+    """
+    return f"MOVE {graph_ref(source)} TO {graph_ref(target)}"

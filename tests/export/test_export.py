@@ -140,3 +140,46 @@ def test_json_is_json_ld(small_store: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     expected = Graph().parse(data="\n".join(sorted_ntriples(small_store)), format="nt")
     assert set(Graph().parse(out, format="json-ld")) == set(expected)
+
+
+# --- the schema with the data ----------------------------------------------------------------------
+
+
+def test_with_ontology_puts_each_schema_file_in_a_named_graph_of_its_own(relations_store: Path, tmp_path: Path) -> None:
+    from kg.export.schema import schema_graphs
+
+    out = tmp_path / "graph.nq"
+    done = run_kg("export", "--with-ontology", "-o", str(out), "--store", str(relations_store))
+    assert done.returncode == 0, done.stderr
+    dataset = Dataset()
+    dataset.parse(out, format="nquads")
+    by_graph: dict[str, set] = {}
+    for s, p, o, g in dataset.quads():
+        by_graph.setdefault(str(g), set()).add((s, p, o))
+    data = Graph().parse(data="\n".join(sorted_ntriples(relations_store)), format="nt")
+    assert by_graph.pop("urn:x-rdflib:default") == set(data)
+    expected = {graph.name: len(graph.triples()) for graph in schema_graphs()}
+    assert {name: len(triples) for name, triples in by_graph.items()} == expected
+    assert {"https://w3id.org/abstract-kg/ontology", "https://w3id.org/abstract-kg/vocab/methods"} <= set(expected)
+
+
+def test_with_ontology_in_a_triple_format_adds_the_schema_to_the_graph(relations_store: Path, tmp_path: Path) -> None:
+    from rdflib import OWL, RDF, SKOS, URIRef
+
+    outputs = []
+    for name in ("a.ttl", "b.ttl"):
+        out = tmp_path / name
+        done = run_kg("export", "--with-ontology", "-o", str(out), "--store", str(relations_store))
+        assert done.returncode == 0, done.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]  # the same store and schema give the same bytes
+    graph = Graph().parse(data=outputs[0], format="turtle")
+    data = set(Graph().parse(data="\n".join(sorted_ntriples(relations_store)), format="nt"))
+    assert data < set(graph)
+    assert (URIRef("https://w3id.org/abstract-kg/ontology"), RDF.type, OWL.Ontology) in graph
+    assert len(set(graph.subjects(RDF.type, SKOS.ConceptScheme))) == 5
+
+
+def test_with_ontology_goes_with_rdf_formats_only(relations_store: Path) -> None:
+    done = run_kg("export", "--format", "graphml", "--with-ontology", "--store", str(relations_store))
+    assert done.returncode == 2 and done.stderr == "kg: error: --with-ontology goes with an RDF format, not graphml\n"
