@@ -2,16 +2,23 @@
 
 Extraction is a pure function from documents to :class:`~kg.extract.records.DocumentRecord`,
 so it can run in worker processes while a single writer stores the results.
+
+Its cost grows linearly with a document's length: a document longer than :data:`PASSAGE_CHARS`
+(no real abstract is) is read in passages of at most that many characters, cut after a sentence
+where one ends, whose records are merged (:func:`~kg.extract.records.merge_records`). spaCy's own
+cost per character rises with a document's length (its arrays outgrow the processor's caches), and
+it refuses a text of 1,000,000 characters; passages keep both at the cost of a short text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
 from kg.extract.model import resolve_model
-from kg.extract.records import DocumentRecord, Entity, Mention, Relation
+from kg.extract.records import DocumentRecord, Entity, Mention, Relation, merge_records
 from kg.normalize import entity_key, fold
 
 if TYPE_CHECKING:
@@ -27,6 +34,38 @@ BATCH_SIZE = 64
 # abstracts they still type entities better than the learned model (typed F1 0.618 against 0.60), which
 # finds far more of the relations (relation F1 0.25 against 0.10); "learned" runs that model.
 PROFILES = ("default", "rules", "learned", "scierc")
+PASSAGE_CHARS = 10_000  # the longest seed abstract has 1,920 characters
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+")
+_SPACE = re.compile(r"\s+")
+
+
+def passages(text: str, *, limit: int = PASSAGE_CHARS) -> list[tuple[int, int]]:
+    """``(start, end)`` character ranges that cover ``text`` end to end, each at most ``limit`` long: cut
+    after the last sentence end (a full stop, question or exclamation mark and the whitespace after it)
+    in the second half of the range, else after its last whitespace, else at ``limit``.
+
+    Examples
+    --------
+    >>> passages("Alpha beta gamma. Delta epsilon.", limit=20)
+    [(0, 18), (18, 32)]
+    >>> passages("aaaa bbbb cccc", limit=8), passages("abcdefghij", limit=4)
+    ([(0, 5), (5, 10), (10, 14)], [(0, 4), (4, 8), (8, 10)])
+    """
+    ranges = []
+    start = 0
+    while len(text) - start > limit:
+        stop = start + limit
+        cut = None
+        for pattern, floor in ((_SENTENCE_END, start + limit // 2), (_SPACE, start + 1)):
+            ends = [m.end() for m in pattern.finditer(text, floor, stop)]
+            if ends:
+                cut = ends[-1]
+                break
+        cut = cut or stop
+        ranges.append((start, cut))
+        start = cut
+    ranges.append((start, len(text)))
+    return ranges
 
 
 def build_pipeline(model: str | None = None, *, profile: str = "default", settings: dict | None = None) -> Language:
@@ -96,10 +135,20 @@ class Extractor:
 
     def extract_with_documents(self, documents: Iterable[Document]) -> Iterator[tuple[DocumentRecord, Document]]:
         """Like :meth:`extract`, each record paired with the document it came from."""
-        pairs = ((d.text, d) for d in documents)
+
+        def pieces() -> Iterator[tuple[str, tuple[Document, int, bool]]]:
+            for document in documents:
+                ranges = passages(document.text)
+                for k, (start, end) in enumerate(ranges):
+                    yield document.text[start:end], (document, start, k == len(ranges) - 1)
+
         kwargs = {"n_process": self.workers} if self.workers > 1 else {}
-        for doc, document in self.nlp.pipe(pairs, as_tuples=True, batch_size=BATCH_SIZE, **kwargs):
-            yield record_from_doc(doc, document), document
+        parts: list[tuple[int, DocumentRecord]] = []
+        for doc, (document, start, last) in self.nlp.pipe(pieces(), as_tuples=True, batch_size=BATCH_SIZE, **kwargs):
+            parts.append((start, record_from_doc(doc, document)))
+            if last:
+                yield (parts[0][1] if len(parts) == 1 else merge_records(parts)), document
+                parts = []
 
 
 def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
@@ -150,6 +199,7 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
             )
         )
     relations = []
+    text = doc.text  # spaCy joins the tokens anew at each access: once, not once a relation
     for subject, predicate, obj, scierc, confidence in relations_of(doc):
         subject_key, object_key = key_of_span.get((subject.start, subject.end)), key_of_span.get((obj.start, obj.end))
         if subject_key is None or object_key is None or subject_key == object_key:
@@ -162,7 +212,7 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
                 object=object_key,
                 subject_span=(subject.start_char, subject.end_char),
                 object_span=(obj.start_char, obj.end_char),
-                evidence=doc.text[sentence.start_char : sentence.end_char],
+                evidence=text[sentence.start_char : sentence.end_char],
                 confidence=confidence,
                 scierc=scierc,
             )
