@@ -189,7 +189,6 @@ def test_hostile_records_build_and_export_cleanly_with_the_rules(records, tmp_pa
     build_and_check(records_with_title(records), tmp_path_factory.mktemp("hostile"), "rules")
 
 
-@pytest.mark.slow
 @settings(max_examples=3, **BUILDS)
 @given(records=st.lists(record, min_size=1, max_size=2))
 def test_hostile_records_build_and_export_cleanly_with_the_learned_model(records, tmp_path_factory):
