@@ -80,9 +80,20 @@ ENTITY_RELATIONS = (
 )
 
 
+_TRAILING_DOTS = re.compile(r"\.+$")
+
+
 def _segment(value: str) -> str:
-    # Ids may come from the source (arXiv ids, DOIs); keep them readable but IRI-safe.
-    return quote(value, safe="-._~:")
+    """``value`` as one IRI path segment: readable, but IRI-safe (ids may come from the source: arXiv ids,
+    DOIs, or anything at all). Trailing dots are percent-encoded: ``.`` and ``..`` are path steps that
+    resolving an IRI removes, and a prefixed name ending in an escaped dot (``paper:p1\\.``), though legal
+    Turtle, is refused by rdflib's parser.
+
+    >>> _segment("2301.00001"), _segment("../../etc/passwd"), _segment(".."), _segment("> } ; DROP ALL")
+    ('2301.00001', '..%2F..%2Fetc%2Fpasswd', '%2E%2E', '%3E%20%7D%20%3B%20DROP%20ALL')
+    """
+    segment = quote(value, safe="-._~:")
+    return _TRAILING_DOTS.sub(lambda dots: "%2E" * len(dots.group()), segment)
 
 
 def ontology_iri(name: str) -> str:
@@ -189,7 +200,7 @@ def name_compactor(prefixes: Mapping[str, str] | None = None) -> Callable[[str],
     Examples
     --------
     >>> compact = name_compactor()
-    >>> print(compact(ONTOLOGY_IRI + "Method"), compact(RESOURCE_IRI + "x/y"), compact(paper_iri("p.1.")))
+    >>> print(compact(ONTOLOGY_IRI + "Method"), compact(RESOURCE_IRI + "x/y"), compact(PAPER_NAMESPACE + "p.1."))
     kg:Method kgr:x\/y paper:p.1\.
     >>> print(compact(entity_iri("-a b")), compact(RESOURCE_IRI + "a b"))
     entity:\-a%20b <https://w3id.org/abstract-kg/resource/a b>
@@ -221,7 +232,7 @@ def expand_name(name: str, prefixes: Mapping[str, str] | None = None) -> str | N
 
     Examples
     --------
-    >>> expand_name(r"paper:p.1\.") == paper_iri("p.1.") and expand_name("<urn:x>") == "urn:x"
+    >>> expand_name(r"paper:p.1\.") == PAPER_NAMESPACE + "p.1." and expand_name("<urn:x>") == "urn:x"
     True
     >>> expand_name("CLIP") is None and expand_name("foo:bar") is None
     True

@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from rdflib import Literal
@@ -63,12 +64,26 @@ def source_triple(document: Document) -> Triple:
 
 
 def _date_literal(value: str) -> Literal:
-    """A date as the typed literal of its form (so dates compare and group in SPARQL).
+    """A date as the typed literal of its form (so dates compare and group in SPARQL); one that has a
+    form but is no date (month 13) stays a plain literal, as a typed literal must be valid.
 
     >>> [_date_literal(v).datatype.split("#")[1] for v in ("2021", "2021-06", "2021-06-17", "2021-06-17T10:00:00Z")]
     ['gYear', 'gYearMonth', 'date', 'dateTime']
+    >>> [_date_literal(v).datatype for v in ("2021-13", "2021-02-30", "2021-06-17T25:00:00")]
+    [None, None, None]
     """
     for form, datatype in _DATE_FORMS:
         if form.fullmatch(value):
-            return Literal(value, datatype=datatype)
+            return Literal(value, datatype=datatype) if _is_date(value) else Literal(value)
     return Literal(value)
+
+
+def _is_date(value: str) -> bool:
+    try:
+        if len(value) > 10:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+        elif len(value) > 4:
+            date.fromisoformat(value if len(value) == 10 else value + "-01")
+    except ValueError:
+        return False
+    return True

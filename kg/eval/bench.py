@@ -131,6 +131,71 @@ def _median_time(run: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+MEGABYTE = 1_000_000
+KILOBYTE = 1_000
+LINEAR_TARGET = 1.25  # a 1 MB document's build time per KB, at most this many times the seeds' per KB
+
+
+def long_document(texts: list[str], size: int) -> str:
+    """The abstracts ``texts`` joined by spaces (cycled as often as needed), cut after the last sentence
+    that ends within ``size`` characters: one long document of real text.
+
+    >>> long_document(["One two. Three.", "Four five."], 30)
+    'One two. Three. Four five.'
+    >>> long_document(["One two. Three four."], 12)
+    'One two.'
+    """
+    parts, length, k = [], 0, 0
+    while length < size + 1:
+        parts.append(texts[k % len(texts)])
+        length += len(parts[-1]) + 1
+        k += 1
+    text = " ".join(parts)[: size + 1]
+    return text[: text.rfind(". ", 0, size) + 1] if len(text) > size else text
+
+
+@benchmark("linear")
+def bench_linear() -> list[tuple[str, str, bool | None]]:
+    """Build time grows linearly with a document's length: one document of 1 MB (the seeds' distinct
+    abstracts joined) against one of 1 KB (its first sentences), each built into a new store, for the
+    rules and the learned profile; and the 1 MB document's time per KB against the seeds' built as
+    separate abstracts (target: at most 1.25 times)."""
+    from kg.build.builder import build
+    from kg.ingest import read_documents
+
+    texts = list({d.id: d.text for d in read_documents([SEEDS])}.values())
+    corpus_kb = sum(len(t) for t in texts) / KILOBYTE
+    rows: list[tuple[str, str, bool | None]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        sources = {}
+        for name, size in (("1 KB", KILOBYTE), ("1 MB", MEGABYTE)):
+            sources[name] = folder / f"{name.replace(' ', '')}.txt"
+            sources[name].write_text(long_document(texts, size) + "\n", encoding="utf-8")
+        sizes = {name: len(next(read_documents([path])).text) / KILOBYTE for name, path in sources.items()}
+        for profile in ("rules", "learned"):
+
+            def seconds(source: Path | str, store: str) -> float:
+                return build([source], store=folder / f"{profile}-{store}", profile=profile).seconds
+
+            small, large = seconds(sources["1 KB"], "small"), seconds(sources["1 MB"], "large")
+            corpus = seconds(SEEDS, "seeds")
+            per_kb = (large / sizes["1 MB"]) / (small / sizes["1 KB"])
+            against_corpus = (large / sizes["1 MB"]) / (corpus / corpus_kb)
+            rows += [
+                (f"{profile}: one document of {sizes['1 KB']:.2f} KB", f"{small:.2f} s", None),
+                (f"{profile}: one document of {sizes['1 MB']:.0f} KB", f"{large:.2f} s", None),
+                (f"{profile}: 1 MB / 1 KB (build time; per KB)", f"{large / small:.1f}; {per_kb:.3f}", None),
+                (f"{profile}: the seeds, {len(texts)} documents of {corpus_kb:.0f} KB", f"{corpus:.2f} s", None),
+                (
+                    f"{profile}: per KB, 1 MB document / seeds (target <= {LINEAR_TARGET})",
+                    f"{against_corpus:.2f}",
+                    against_corpus <= LINEAR_TARGET,
+                ),
+            ]
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     names = (argv if argv is not None else sys.argv[1:]) or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]

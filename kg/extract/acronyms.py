@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 
 _PAREN = re.compile(r"\(([^()]{1,40})\)")
-_WORD = re.compile(r"\S+")
 
 
 def find_definitions(text: str, *, start: int = 0, end: int | None = None) -> list[tuple[int, int, int, int]]:
@@ -62,8 +61,25 @@ def _is_short_form(candidate: str) -> bool:
 
 
 def _words_before(text: str, floor: int, stop: int, *, limit: int) -> list[tuple[int, int]]:
-    words = [(m.start(), m.end()) for m in _WORD.finditer(text, floor, stop)]
-    return words[-limit:]
+    """The last ``limit`` whitespace-separated words of ``text[floor:stop]``, read backwards from ``stop``
+    so that the cost is that of those words, not of the whole sentence before them.
+
+    >>> _words_before("a bc  def (X)", 0, 10, limit=2)
+    [(2, 4), (6, 9)]
+    """
+    words: list[tuple[int, int]] = []
+    end = stop
+    while len(words) < limit:
+        while end > floor and text[end - 1].isspace():
+            end -= 1
+        start = end
+        while start > floor and not text[start - 1].isspace():
+            start -= 1
+        if start == end:
+            break
+        words.append((start, end))
+        end = start
+    return words[::-1]
 
 
 def _best_long_form(short: str, long: str) -> str | None:

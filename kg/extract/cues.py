@@ -11,6 +11,7 @@ Examples
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from spacy.tokens import Span, Token
 
@@ -255,15 +256,27 @@ def proposed_spans(entities: list[Span]) -> list[Span]:
     if not entities:
         return []
     doc = entities[0].doc
-    proposed = []
+    text = doc.text  # spaCy joins the tokens anew at each access: once, not once a sentence
+    # In text order, so that each sentence's entities are one slice (found by bisection) and each cue's
+    # followers another: the cost grows with the document, not with sentences times entities.
+    ordered = sorted((s for s in entities if not s.kb_id_), key=lambda s: (s.start_char, s.end_char))
+    starts = [s.start for s in ordered]
+    char_starts = [s.start_char for s in ordered]
+    proposed: list[Span] = []
+    taken: set[tuple[int, int]] = set()
     for sentence in doc.sents:
-        inside = [s for s in entities if sentence.start <= s.start < sentence.end and not s.kb_id_]
-        cues_found = list(_PROPOSAL_CUE.finditer(doc.text, sentence.start_char, sentence.end_char))
+        low, high = bisect_left(starts, sentence.start), bisect_left(starts, sentence.end)
+        if low == high:
+            continue
+        cues_found = list(_PROPOSAL_CUE.finditer(text, sentence.start_char, sentence.end_char))
         naming = [c for c in cues_found if c.group(0).lower() in _NAMING_WORDS]
         for cue in naming or cues_found:
-            following = [s for s in inside if cue.end() <= s.start_char <= cue.end() + _PROPOSAL_REACH]
-            if following and following[0] not in proposed:
-                proposed.append(following[0])
+            first = bisect_left(char_starts, cue.end(), low, high)
+            if first < high and char_starts[first] <= cue.end() + _PROPOSAL_REACH:
+                span = ordered[first]
+                if (span.start, span.end) not in taken:
+                    taken.add((span.start, span.end))
+                    proposed.append(span)
     return proposed
 
 

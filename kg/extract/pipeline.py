@@ -2,16 +2,23 @@
 
 Extraction is a pure function from documents to :class:`~kg.extract.records.DocumentRecord`,
 so it can run in worker processes while a single writer stores the results.
+
+Its cost grows linearly with a document's length: a document longer than :data:`PASSAGE_CHARS`
+(no real abstract is) is read in passages of at most that many characters, cut after a sentence
+where one ends, whose records are merged (:func:`~kg.extract.records.merge_records`). spaCy's own
+cost per character rises with a document's length (its arrays outgrow the processor's caches), and
+it refuses a text of 1,000,000 characters; passages keep both at the cost of a short text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
 from kg.extract.model import resolve_model
-from kg.extract.records import DocumentRecord, Entity, Mention, Relation
+from kg.extract.records import DocumentRecord, Entity, Mention, Relation, merge_records
 from kg.normalize import entity_key, fold
 
 if TYPE_CHECKING:
@@ -23,10 +30,46 @@ if TYPE_CHECKING:
 # The stock pipeline's own NER labels people, places and dates, none of which we keep.
 _EXCLUDED = ("ner",)
 BATCH_SIZE = 64
+# spaCy's cost per character also rises with the length of a batch (tok2vec's arrays outgrow the caches):
+# 64 passages of 10,000 characters cost 1.4 times as much per character as 64 abstracts. In one process a
+# batch is cut at this many characters too; 64 seed abstracts hold about 80,000.
+BATCH_CHARS = 100_000
 # "default" is the joint model learned from the project's annotations (also named "learned"): on the
 # annotated dev abstracts it beats the vocabularies and rules ("rules") on typed entities, the papers'
 # contributions and relations alike (README, "Extraction").
 PROFILES = ("default", "learned", "rules", "scierc")
+PASSAGE_CHARS = 10_000  # the longest seed abstract has 1,920 characters
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+")
+_SPACE = re.compile(r"\s+")
+
+
+def passages(text: str, *, limit: int = PASSAGE_CHARS) -> list[tuple[int, int]]:
+    """``(start, end)`` character ranges that cover ``text`` end to end, each at most ``limit`` long: cut
+    after the last sentence end (a full stop, question or exclamation mark and the whitespace after it)
+    in the second half of the range, else after its last whitespace, else at ``limit``.
+
+    Examples
+    --------
+    >>> passages("Alpha beta gamma. Delta epsilon.", limit=20)
+    [(0, 18), (18, 32)]
+    >>> passages("aaaa bbbb cccc", limit=8), passages("abcdefghij", limit=4)
+    ([(0, 5), (5, 10), (10, 14)], [(0, 4), (4, 8), (8, 10)])
+    """
+    ranges = []
+    start = 0
+    while len(text) - start > limit:
+        stop = start + limit
+        cut = None
+        for pattern, floor in ((_SENTENCE_END, start + limit // 2), (_SPACE, start + 1)):
+            ends = [m.end() for m in pattern.finditer(text, floor, stop)]
+            if ends:
+                cut = ends[-1]
+                break
+        cut = cut or stop
+        ranges.append((start, cut))
+        start = cut
+    ranges.append((start, len(text)))
+    return ranges
 
 
 def build_pipeline(model: str | None = None, *, profile: str = "default", settings: dict | None = None) -> Language:
@@ -96,10 +139,46 @@ class Extractor:
 
     def extract_with_documents(self, documents: Iterable[Document]) -> Iterator[tuple[DocumentRecord, Document]]:
         """Like :meth:`extract`, each record paired with the document it came from."""
-        pairs = ((d.text, d) for d in documents)
-        kwargs = {"n_process": self.workers} if self.workers > 1 else {}
-        for doc, document in self.nlp.pipe(pairs, as_tuples=True, batch_size=BATCH_SIZE, **kwargs):
-            yield record_from_doc(doc, document), document
+
+        def pieces() -> Iterator[tuple[str, tuple[Document, int, bool]]]:
+            for document in documents:
+                ranges = passages(document.text)
+                for k, (start, end) in enumerate(ranges):
+                    yield document.text[start:end], (document, start, k == len(ranges) - 1)
+
+        if self.workers > 1:
+            processed = self.nlp.pipe(pieces(), as_tuples=True, batch_size=BATCH_SIZE, n_process=self.workers)
+        else:
+            processed = (
+                item
+                for batch in _batches(pieces())
+                for item in self.nlp.pipe(batch, as_tuples=True, batch_size=len(batch))
+            )
+        parts: list[tuple[int, DocumentRecord]] = []
+        for doc, (document, start, last) in processed:
+            parts.append((start, record_from_doc(doc, document)))
+            if last:
+                yield (parts[0][1] if len(parts) == 1 else merge_records(parts)), document
+                parts = []
+
+
+def _batches(pieces: Iterable[tuple[str, object]]) -> Iterator[list[tuple[str, object]]]:
+    """``(text, context)`` pairs in batches of at most :data:`BATCH_SIZE` texts and :data:`BATCH_CHARS`
+    characters (a longer text alone).
+
+    >>> [len(b) for b in _batches([("x" * 60_000, 0), ("x" * 50_000, 1), ("x", 2), ("x" * 200_000, 3)])]
+    [1, 2, 1]
+    """
+    batch: list[tuple[str, object]] = []
+    size = 0
+    for piece in pieces:
+        if batch and (size + len(piece[0]) > BATCH_CHARS or len(batch) == BATCH_SIZE):
+            yield batch
+            batch, size = [], 0
+        batch.append(piece)
+        size += len(piece[0])
+    if batch:
+        yield batch
 
 
 def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
@@ -150,6 +229,7 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
             )
         )
     relations = []
+    text = doc.text  # spaCy joins the tokens anew at each access: once, not once a relation
     for subject, predicate, obj, scierc, confidence in relations_of(doc):
         subject_key, object_key = key_of_span.get((subject.start, subject.end)), key_of_span.get((obj.start, obj.end))
         if subject_key is None or object_key is None or subject_key == object_key:
@@ -162,7 +242,7 @@ def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:
                 object=object_key,
                 subject_span=(subject.start_char, subject.end_char),
                 object_span=(obj.start_char, obj.end_char),
-                evidence=doc.text[sentence.start_char : sentence.end_char],
+                evidence=text[sentence.start_char : sentence.end_char],
                 confidence=confidence,
                 scierc=scierc,
             )

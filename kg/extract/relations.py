@@ -26,7 +26,7 @@ directions are in :mod:`kg.extract.scierc.schema`, which the classifier
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from spacy.language import Language
@@ -35,6 +35,10 @@ from spacy.tokens import Doc, Span, Token
 from kg.extract.records import RELATIONS_KEY
 
 SYMMETRIC = frozenset({"comparedWith", "conjunction"})
+# A mention is paired with at most this many of the mentions after it in its sentence. No sentence of the
+# seeds has more than 11 mentions; the bound keeps a degenerate sentence (a whole file without a full stop)
+# from costing the square of its length.
+PAIR_WINDOW = 32
 
 _OUTPERFORM = frozenset({"outperform", "surpass", "beat", "exceed", "outpace", "dominate", "outshine"})
 _COMPARE = frozenset({"compare", "contrast", "benchmark", "match", "rival"})
@@ -151,12 +155,10 @@ class RelationFinder:
         return doc
 
     def find(self, doc: Doc) -> list[Found]:
-        mentions = list(doc.spans.get("kg_entities", []))
         found: dict[tuple[int, int, int, int], Found] = {}
-        for sentence in doc.sents:
-            inside = [m for m in mentions if sentence.start <= m.start and m.end <= sentence.end]
+        for inside in mentions_by_sentence(doc, doc.spans.get("kg_entities", [])):
             for i, first in enumerate(inside):
-                for second in inside[i + 1 :]:
+                for second in inside[i + 1 : i + 1 + PAIR_WINDOW]:
                     ruled = False
                     for relation in _relations(first, second):
                         ruled = True
@@ -186,6 +188,32 @@ class RelationFinder:
             (r.subject.start, r.subject.end, r.predicate, r.object.start, r.object.end, r.scierc, r.confidence)
             for r in relations
         ]
+
+
+def mentions_by_sentence(doc: Doc, mentions: Iterable[Span]) -> list[list[Span]]:
+    """The mentions that lie inside each sentence, in text order, one list per sentence: in one pass over
+    both (a mention across a sentence boundary is in none).
+
+    >>> import spacy
+    >>> nlp = spacy.blank("en"); nlp.add_pipe("sentencizer")  # doctest: +ELLIPSIS
+    <...>
+    >>> doc = nlp("Alpha beta. Gamma delta epsilon.")
+    >>> [[m.text for m in group] for group in mentions_by_sentence(doc, [doc[0:1], doc[1:4], doc[3:4], doc[4:5]])]
+    [['Alpha'], ['Gamma', 'delta']]
+    """
+    ordered = sorted(mentions, key=lambda m: (m.start, m.end))
+    groups: list[list[Span]] = []
+    k = 0
+    for sentence in doc.sents:
+        while k < len(ordered) and ordered[k].start < sentence.start:
+            k += 1
+        group = []
+        while k < len(ordered) and ordered[k].start < sentence.end:
+            if ordered[k].end <= sentence.end:
+                group.append(ordered[k])
+            k += 1
+        groups.append(group)
+    return groups
 
 
 def relations_of(doc: Doc) -> list[tuple[Span, str, Span, str | None, float]]:

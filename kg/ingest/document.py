@@ -3,19 +3,40 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = ["Document", "document_id"]
+__all__ = ["Document", "document_id", "xml_safe"]
 
 _EMPTY_MAPPING: Mapping[str, object] = MappingProxyType({})
+# The characters XML 1.0 cannot carry (its production Char): C0 controls but tab, newline and carriage
+# return; lone surrogates; U+FFFE and U+FFFF. RDF/XML, and many stores, cannot hold them either.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with each character that XML 1.0 cannot carry replaced by a space, one for one, so that
+    character offsets into the text still hold.
+
+    Examples
+    --------
+    >>> xml_safe("BERT\\u0000 is used \\u0007 on SQuAD.")
+    'BERT  is used   on SQuAD.'
+    >>> xml_safe("tab\\tlone\\ud800surrogate\\uffffé")
+    'tab\\tlone surrogate é'
+    """
+    return _NOT_XML.sub(" ", text) if _NOT_XML.search(text) else text
 
 
 @dataclass(frozen=True)
 class Document:
     """One abstract as read from a source.
+
+    Every string it holds is :func:`xml_safe`: a character XML 1.0 cannot carry (a control character,
+    a lone surrogate) is a space, so that every export stays well-formed.
 
     Parameters
     ----------
@@ -55,9 +76,18 @@ class Document:
     meta: Mapping[str, object] = field(default_factory=lambda: _EMPTY_MAPPING, hash=False)
 
     def __post_init__(self) -> None:
+        # The readers hand over safe text already; documents made elsewhere (the API, tests) are made so here.
+        for name in ("id", "text", "source", "title"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, xml_safe(value))
         # Copy into a read-only view so the caller's dict cannot change the document later.
         if self.meta is not _EMPTY_MAPPING:
-            frozen = MappingProxyType(dict(self.meta)) if self.meta else _EMPTY_MAPPING
+            frozen = (
+                MappingProxyType({key: _safe_value(value) for key, value in self.meta.items()})
+                if self.meta
+                else _EMPTY_MAPPING
+            )
             object.__setattr__(self, "meta", frozen)
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
@@ -65,11 +95,19 @@ class Document:
         return (Document, (self.id, self.text, self.source, self.title, dict(self.meta)))
 
 
+def _safe_value(value: object) -> object:
+    if isinstance(value, str):
+        return xml_safe(value)
+    if isinstance(value, tuple):
+        return tuple(xml_safe(item) if isinstance(item, str) else item for item in value)
+    return value
+
+
 def document_id(text: str) -> str:
     """Return the stable content id of an abstract.
 
-    The SHA-1 hex digest of the text after Unicode NFC normalisation, with every
-    run of whitespace collapsed to one space and the ends stripped, so the same
+    The SHA-1 hex digest of the text as :class:`Document` keeps it (:func:`xml_safe`), after Unicode
+    NFC normalisation, with every run of whitespace collapsed to one space and the ends stripped, so the same
     abstract gets the same id whatever file, wrapping or encoding form it came in.
 
     Parameters
@@ -92,5 +130,5 @@ def document_id(text: str) -> str:
     >>> document_id("caf\\u0065\\u0301") == document_id("caf\\u00e9")
     True
     """
-    normal = " ".join(unicodedata.normalize("NFC", text).split())
+    normal = " ".join(unicodedata.normalize("NFC", xml_safe(text)).split())
     return hashlib.sha1(normal.encode("utf-8")).hexdigest()

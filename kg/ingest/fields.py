@@ -220,7 +220,7 @@ def _structured(value: object, key: str, fail: Callable[[str], InputError]) -> o
         return value
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return ast.literal_eval(value)

@@ -1,7 +1,9 @@
 """One reader per source format, looked up by file suffix in :data:`READERS`.
 
 Files are read line by line in binary and decoded one line at a time, so a multi-gigabyte
-file is read in constant memory and a decoding error is reported with its line. A reader
+file is read in constant memory and a decoding error is reported with its line. A character that
+XML 1.0 cannot carry (a control character, a lone surrogate written as a JSON escape) is read as a
+space (:func:`~kg.ingest.document.xml_safe`), one for one, so offsets into the text still hold. A reader
 takes those ``(line number, text)`` pairs and yields a :class:`~kg.ingest.document.Document`
 per record, or an :class:`~kg.errors.InputError` for a bad record; a new format is one more
 reader and one more row in :data:`READERS`.
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from kg.errors import InputError
-from kg.ingest.document import Document, document_id
+from kg.ingest.document import Document, document_id, xml_safe
 from kg.ingest.fields import document_from_record, json_type
 
 __all__ = ["READERS", "SOURCE_SUFFIXES", "Item", "read_file"]
@@ -30,6 +32,8 @@ Reader = Callable[[Lines, Path], Iterator[Item]]
 _DAILY_PAPERS = "Daily Papers"
 _SNIFF_BYTES = 8192
 _EMPTY = "empty file, no abstracts"
+# csv's own limit is 128 KiB a field; an abstract may be longer (the text is capped later, not here).
+_CSV_FIELD_LIMIT = 2**31 - 1
 
 
 def read_file(path: Path) -> Iterator[Item]:
@@ -74,7 +78,7 @@ def _decoded_lines(handle: BinaryIO, path: Path) -> Lines:
             text = text[1:]
         if text.endswith("\n"):
             text = text[:-2] if text.endswith("\r\n") else text[:-1]
-        yield number, text
+        yield number, xml_safe(text)
 
 
 def read_txt(lines: Lines, path: Path) -> Iterator[Item]:
@@ -121,18 +125,37 @@ def read_jsonl(lines: Lines, path: Path) -> Iterator[Item]:
         except json.JSONDecodeError as err:
             yield InputError(path, f"malformed JSON: {err.msg} (column {err.colno})", line=number)
             continue
+        except RecursionError:
+            yield InputError(path, "malformed JSON: nested too deeply", line=number)
+            continue
         if not isinstance(record, dict):
             yield InputError(path, f"expected a JSON object, got {json_type(record)}", line=number)
             continue
         try:
-            yield document_from_record(record, path, number)
+            yield document_from_record(_xml_safe_json(record), path, number)
         except InputError as err:
             yield err
     if not seen_content:
         raise InputError(path, _EMPTY)
 
 
+def _xml_safe_json(value: dict) -> dict:
+    """Every string value in a parsed JSON object made :func:`xml_safe`, in place (JSON escapes such as
+    ``\\u0000`` are decoded only now). A loop rather than recursion: nesting may be deep."""
+    stack: list[dict | list] = [value]
+    while stack:
+        node = stack.pop()
+        for key, item in list(node.items() if isinstance(node, dict) else enumerate(node)):
+            if isinstance(item, str):
+                node[key] = xml_safe(item)
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+    return value
+
+
 def _read_table(lines: Lines, path: Path, *, delimiter: str) -> Iterator[Item]:
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
     # csv wants the line endings back to find quoted multi-line fields; "\n" keeps them uniform.
     reader = csv.reader((text + "\n" for _, text in lines), delimiter=delimiter)
     kind = "CSV" if delimiter == "," else "TSV"

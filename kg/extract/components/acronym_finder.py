@@ -25,8 +25,9 @@ class AcronymFinder:
 
     def find(self, doc: Doc) -> list[tuple[Span, Span]]:
         pairs = []
+        text = doc.text  # spaCy joins the tokens anew at each access: once, not once a sentence
         for sent in doc.sents:
-            for s0, s1, l0, l1 in find_definitions(doc.text, start=sent.start_char, end=sent.end_char):
+            for s0, s1, l0, l1 in find_definitions(text, start=sent.start_char, end=sent.end_char):
                 short = doc.char_span(s0, s1, alignment_mode="expand")
                 long = doc.char_span(l0, l1, alignment_mode="expand")
                 if short is not None and long is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -198,11 +199,15 @@ def vocabulary_types() -> dict[str, str]:
 
 
 def _word_references(text: str, offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The referring phrases as word spans: the words that overlap each (found by bisection, as words are
+    in text order and do not overlap)."""
+    starts = [s for s, _ in offsets]
+    ends = [e for _, e in offsets]
     out = []
     for a, b in find_references(text):
-        inside = [k for k, (s, e) in enumerate(offsets) if s < b and e > a]
-        if inside:
-            out.append((inside[0], inside[-1] + 1))
+        first, stop = bisect_right(ends, a), bisect_left(starts, b)
+        if first < stop:
+            out.append((first, stop))
     return out
 
 

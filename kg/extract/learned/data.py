@@ -41,6 +41,9 @@ HOLDOUT_SEED = 11
 HOLDOUT_FRACTION = 0.1
 # spaCy components the default profile does not run: the model needs tokens and sentences only.
 UNUSED_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner")
+# A longer sentence is read as several of at most this many words: the encoder reads 510 pieces at once,
+# and pairs are made within a sentence. No sentence of the seeds has more than 150 words.
+MAX_SENTENCE_WORDS = 256
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,8 @@ def segmenter(model: str | None = None):
 
 
 def words_of(doc) -> tuple[list, list[tuple[int, int]]]:
-    """The non-space tokens of a Doc and the word spans of its sentences (empty sentences left out)."""
+    """The non-space tokens of a Doc and the word spans of its sentences (empty sentences left out; one
+    longer than :data:`MAX_SENTENCE_WORDS` cut into pieces of that many words)."""
     from bisect import bisect_left
 
     tokens = [t for t in doc if not t.is_space]
@@ -82,8 +86,7 @@ def words_of(doc) -> tuple[list, list[tuple[int, int]]]:
     sentences = []
     for sentence in doc.sents:
         a, b = bisect_left(positions, sentence.start), bisect_left(positions, sentence.end)
-        if b > a:
-            sentences.append((a, b))
+        sentences.extend((k, min(k + MAX_SENTENCE_WORDS, b)) for k in range(a, b, MAX_SENTENCE_WORDS))
     return tokens, sentences
 
 

@@ -281,10 +281,20 @@ class LearnedModel:
         features, probabilities = self.span_scores(hidden, firsts, lasts, candidates, projections)
         arguments, argument_rows, numbering, pairs = [], [], [], []
         ref_spans = []
+        ordered_references = sorted(references)
+        next_reference = 0
         for (begin, end), (low, high) in zip(sentences, bounds):
             chosen = decode_spans(probabilities[low:high], candidates[low:high], threshold=self.settings.span_threshold)
             taken = {w for _, (a, b), _ in chosen for w in range(a, b)}
-            refs = [(a, b) for a, b in references if begin <= a and b <= end and taken.isdisjoint(range(a, b))]
+            # The references of this sentence, walking both in text order (not all of them per sentence).
+            while next_reference < len(ordered_references) and ordered_references[next_reference][0] < begin:
+                next_reference += 1
+            here = next_reference
+            while here < len(ordered_references) and ordered_references[here][0] < end:
+                here += 1
+            refs = [
+                (a, b) for a, b in ordered_references[next_reference:here] if b <= end and taken.isdisjoint(range(a, b))
+            ]
             if not self.settings.references:
                 refs = []
             first = len(arguments)
