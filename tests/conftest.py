@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -19,6 +20,10 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
 from kg.store import Store, open_store
+
+# A suite started in the background by a shell without job control inherits SIGINT ignored, and so
+# would every `kg` it starts; the tests of Ctrl-C need the interrupt delivered as a terminal delivers it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
