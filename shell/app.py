@@ -142,6 +142,7 @@ def run_statement(session: Session, console: Console, statement: Statement, *, c
         traceback is shown); or 130 if interrupted.
     """
     session.notes.clear()
+    session.refresh()
     try:
         call = lambda: execute(session, statement)  # noqa: E731
         result = run_cancellable(call) if cancellable else call()
