@@ -38,7 +38,7 @@ class KnowledgeGraph:
     """A graph store opened for reading, with building and exporting on the side.
 
     Reading reads the graph the last finished build published (a snapshot, see
-    :mod:`kg.store.directory`); :meth:`build` adds to it, and reading afterwards reads the new one.
+    :mod:`kg.store.snapshots`); :meth:`build` adds to it, and reading afterwards reads the new one.
     """
 
     def __init__(self, store: str | os.PathLike[str] | None = None, *, endpoint: str | None = None) -> None:

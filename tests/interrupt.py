@@ -87,7 +87,7 @@ class _Database:
 def install(point: str, action: str) -> None:
     """Put the stop at ``point`` (``NAME`` or ``NAME:N``) into this process's kg."""
     from kg.build import builder
-    from kg.store import directory, embedded
+    from kg.store import embedded, snapshots
 
     name, _, count = point.partition(":")
     if name not in POINTS:
@@ -110,14 +110,14 @@ def install(point: str, action: str) -> None:
 
         builder.consolidate = stopping_consolidate
     elif name == "pointer":
-        write_small_file = directory._write_small_file
+        write_small_file = snapshots.write_small_file
 
         def stopping_write(path: Path, text: str) -> None:
-            if path.name == directory.POINTER:
+            if path.name == snapshots.POINTER:
                 stop(action)
             write_small_file(path, text)
 
-        directory._write_small_file = stopping_write
+        snapshots.write_small_file = stopping_write
     elif name == "published":
         clear_unpublished = embedded.clear_unpublished
 

@@ -8,7 +8,7 @@ present in the store are the record of what has been built. Then one consolidati
 (:mod:`kg.build.consolidate`) derives the entities, links and relations from every stored
 record; it runs whenever some record awaits it, so a build stopped at any point is completed
 by the next, and the graph depends on the set of documents only. Readers see none of it until
-the build closes the store, which publishes it as a new snapshot (:mod:`kg.store.directory`).
+the build closes the store, which publishes it as a new snapshot (:mod:`kg.store.snapshots`).
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ out as::
 
 Readers (``open_store`` without ``write``) open the current snapshot, so they read while a build
 writes and never stop one; a build publishes a new snapshot when it finishes, and removes the older
-ones no reader holds (:mod:`kg.store.directory`). A store of format 2 (no snapshots) is upgraded
-when it is first opened.
+ones no reader holds (:mod:`kg.store.snapshots`; the marker and the build's lock are
+:mod:`kg.store.directory`). A store of format 2 (no snapshots) is upgraded when it is first opened.
 
 Examples
 --------

@@ -1,8 +1,8 @@
 """Derived data kept beside a store, in ``DIR/cache/``, for the snapshot it was derived from.
 
 Each entry is one file, ``DIR/cache/NAME.marshal``: a length-prefixed header naming the
-graph its snapshot holds (:attr:`kg.store.directory.Snapshot.key`), then the value. Readers
-read published snapshots, which never change (:mod:`kg.store.directory`), so an entry is valid
+graph its snapshot holds (:attr:`kg.store.snapshots.Snapshot.key`), then the value. Readers
+read published snapshots, which never change (:mod:`kg.store.snapshots`), so an entry is valid
 while the graph read is the one it was derived from (a build that adds nothing may publish the
 same graph again, under the same key); once a build publishes another graph the entry is stale,
 is never read, and is replaced by the next reader. A store open for writing caches nothing.

@@ -1,26 +1,13 @@
-"""A store directory on disk: its marker, the lock of the one build that writes it, and the
-snapshots that readers read (the layout is in :mod:`kg.store.base`).
+"""A store directory on disk: its marker, the lock of the one build that writes it, and the flag of
+writes not yet published (the layout is in :mod:`kg.store.base`; the snapshots readers read are
+:mod:`kg.store.snapshots`).
 
 A build holds ``DIR/lock`` exclusively (``flock``), with its process id written in it, and
-writes the working database ``DIR/oxigraph/``. When it has written everything it publishes the
-database: a RocksDB checkpoint (pyoxigraph ``Store.backup``: hard links to the database's
-immutable table files, copies of its few small bookkeeping files) in ``DIR/snapshots/N/``, with
-a record of it in ``DIR/snapshots/N.json`` (its papers; its files, their sizes, and digests of
-all but the table files), then ``DIR/current`` is replaced by a file naming ``N`` (written beside
-it and renamed over it, so that a reader finds the old name or the new one, never a mixture). A
-reader opens the snapshot ``DIR/current`` names with ``Store.read_only`` and holds a shared
-``flock`` on its directory for as long as it reads it; nothing ever writes a snapshot, so readers
-never see a build's writes and never stop one. After publishing, a build removes every other
-snapshot it can lock exclusively; one still read is removed by a later build.
-
-``DIR/unpublished`` exists from a build's first write until its snapshot is published, so
-that a build killed in between (its papers consolidated, say, but not published) is published
-by the next one even when that one has nothing to add.
-
-RocksDB opens a database whose MANIFEST was cut short as an older one (even an empty one),
-without a word; so a reader checks a snapshot's files against its record before it opens it,
-and a build checks that the working database holds at least the papers the current snapshot
-has before it writes to it.
+writes the working database ``DIR/oxigraph/``; readers never hold the lock (they look whether a
+build holds it only to say why there is no graph yet). ``DIR/unpublished`` exists from a build's
+first write until its snapshot is published, so that a build killed in between (its papers
+consolidated, say, but not published) is published by the next one even when that one has
+nothing to add.
 
 Examples
 --------
@@ -28,8 +15,8 @@ Examples
 >>> folder = pathlib.Path(tempfile.mkdtemp()) / "s"
 >>> check_marker(folder, create=True)
 3
->>> current_snapshot(folder) is None, building_process(folder) is None
-(True, True)
+>>> building_process(folder) is None
+True
 >>> lock = BuildLock(folder, wait=False)
 >>> building_process(folder) == os.getpid()
 True
@@ -43,20 +30,14 @@ kg.errors.StoreBusyError: store ... is being built by process ...
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
-import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kg.errors import StoreBusyError, StoreError, StoreNotFoundError, UsageError
 from kg.files import write_atomically
-
-if TYPE_CHECKING:
-    import pyoxigraph
 
 MARKER = "kg-store.json"
 FORMAT_VERSION = 3
@@ -95,12 +76,14 @@ def _close_inherited_locks() -> None:
 os.register_at_fork(after_in_child=_close_inherited_locks)
 
 
-def _hold(fd: int) -> int:
+def hold(fd: int) -> int:
+    """Keep ``fd`` (a descriptor holding a lock) from forked children."""
     _HELD.add(fd)
     return fd
 
 
-def _let_go(fd: int | None) -> None:
+def let_go(fd: int | None) -> None:
+    """Close ``fd``, kept with :func:`hold`, releasing its lock."""
     if fd is not None and fd in _HELD:  # not a descriptor this process inherited (and closed) at a fork
         _HELD.discard(fd)
         os.close(fd)
@@ -146,7 +129,7 @@ def check_marker(path: Path, *, create: bool) -> int:
 def write_marker(path: Path) -> None:
     """Write the marker of the current format (atomically: a process killed meanwhile leaves the old one)."""
     text = json.dumps({"format": FORMAT_VERSION}) + "\n"
-    _write_small_file(path / MARKER, text)
+    write_small_file(path / MARKER, text)
 
 
 def _new_store(path: Path, *, create: bool) -> int:
@@ -196,7 +179,7 @@ class BuildLock:
             self._fd: int | None = os.open(path / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as err:
             raise StoreError(f"{path}: cannot build here: {err.strerror}") from None
-        _hold(self._fd)
+        hold(self._fd)
         try:
             self._take(wait=wait)
             os.ftruncate(self._fd, 0)
@@ -221,7 +204,7 @@ class BuildLock:
 
     def release(self) -> None:
         """Let the next build in (closing the file releases the lock)."""
-        _let_go(self._fd)
+        let_go(self._fd)
         self._fd = None
 
 
@@ -250,232 +233,6 @@ def _recorded_pid(fd: int) -> int | None:
         return None
 
 
-# ---- snapshots
-
-
-def current_snapshot(path: Path) -> str | None:
-    """The name of the snapshot readers of the store ``path`` read, or None before the first is published."""
-    try:
-        name = (path / POINTER).read_text().strip()
-    except FileNotFoundError:
-        return None
-    except OSError as err:
-        raise StoreError(f"{path}: cannot read {POINTER}: {err.strerror}") from None
-    if not name.isdigit():
-        raise StoreError(f"{path}: damaged store: {POINTER} names no snapshot")
-    return name
-
-
-def has_snapshot(path: Path) -> bool:
-    """Whether the store ``path`` has a current snapshot to read (a damaged pointer, or one naming a
-    snapshot that is gone, counts as none: the next build publishes one)."""
-    try:
-        name = current_snapshot(path)
-    except StoreError:
-        return False
-    return name is not None and (path / SNAPSHOTS / name).is_dir()
-
-
-@dataclass
-class Snapshot:
-    """A published snapshot held open for reading: its directory, shared-locked until :meth:`release`."""
-
-    name: str
-    directory: Path
-    key: str
-    """Names the graph this snapshot holds: the same for a snapshot published again over an unchanged
-    graph, another for any other (the cache of derived data is kept under it)."""
-    _fd: int | None
-
-    def release(self) -> None:
-        """Let a build remove the snapshot (closing the directory releases its lock)."""
-        _let_go(self._fd)
-        self._fd = None
-
-
-def hold_current_snapshot(path: Path) -> Snapshot:
-    """The current snapshot of the store ``path``, shared-locked so that no build removes it.
-
-    Raises
-    ------
-    kg.errors.StoreError
-        No snapshot is published yet (a first build is under way, or was stopped), or the one
-        ``DIR/current`` names is gone.
-    """
-    for _ in range(10):
-        name = current_snapshot(path)
-        if name is None:
-            raise _no_graph_yet(path)
-        directory = path / SNAPSHOTS / name
-        try:
-            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError as err:
-            if current_snapshot(path) != name:
-                continue  # a build published another, and removed this one, meanwhile
-            raise StoreError(f"{path}: damaged store: its current snapshot {SNAPSHOTS}/{name} is missing") from err
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            status = os.fstat(fd)
-            there = os.stat(directory)
-        except OSError:  # locked by a build removing it, or removed meanwhile: no longer current
-            os.close(fd)
-            time.sleep(0.01)
-            continue
-        if (there.st_dev, there.st_ino) != (status.st_dev, status.st_ino):
-            os.close(fd)
-            continue
-        try:
-            record = check_snapshot(path, name)
-        except BaseException:
-            os.close(fd)
-            raise
-        return Snapshot(name, directory, str(record.get("content") or f"{name}:{status.st_ino}"), _hold(fd))
-    raise StoreError(f"{path}: the current snapshot changed ten times while it was being opened; try again")
-
-
-def _no_graph_yet(path: Path) -> StoreError:
-    pid = building_process(path)
-    if pid is not None:
-        return StoreError(f"{path}: no graph yet; a build is under way ({StoreBusyError(path, pid or None).who})")
-    return StoreError(f"{path}: no graph yet; the build that began it stopped before it finished: run `kg build` again")
-
-
-def publish_snapshot(database: pyoxigraph.Store, path: Path, *, papers: int, content: str) -> str:
-    """Publish the working ``database`` of the store ``path``, which holds ``papers`` papers, as its
-    new current snapshot, of the graph named ``content`` (see :attr:`Snapshot.key`); returns its name.
-
-    The caller holds the build lock. Raises OSError (the checkpoint or the pointer cannot be
-    written); the current snapshot is then still the previous one.
-    """
-    snapshots = path / SNAPSHOTS
-    snapshots.mkdir(exist_ok=True)
-    numbers = [int(entry.name) for entry in snapshots.iterdir() if entry.name.isdigit()]
-    numbers.append(int(_pointer_or_none(path) or 0))  # numbers only grow, even past a snapshot gone
-    name = str(max(numbers, default=0) + 1)
-    staging = snapshots / f".new-{name}"
-    shutil.rmtree(staging, ignore_errors=True)
-    try:
-        database.backup(str(staging))
-        record = {"content": content, "papers": papers, "files": _describe(staging)}
-        os.rename(staging, snapshots / name)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    try:
-        _sync_directory(snapshots)
-        _write_small_file(snapshots / f"{name}.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
-        _write_small_file(path / POINTER, f"{name}\n")
-    except BaseException:
-        if _pointer_or_none(path) != name:  # not published: nobody reads it
-            (snapshots / f"{name}.json").unlink(missing_ok=True)
-            shutil.rmtree(snapshots / name, ignore_errors=True)
-        raise
-    return name
-
-
-def _pointer_or_none(path: Path) -> str | None:
-    try:
-        return current_snapshot(path)
-    except StoreError:
-        return None
-
-
-def snapshot_record(path: Path, name: str) -> dict:
-    """What was recorded of the snapshot ``name`` of the store ``path`` when it was published: its
-    ``papers``, and its ``files`` (each with its size and, but for the table files, a digest)."""
-    try:
-        record = json.loads((path / SNAPSHOTS / f"{name}.json").read_text())
-        if isinstance(record, dict) and isinstance(record.get("files"), dict):
-            return record
-    except (OSError, ValueError):
-        pass
-    raise StoreError(f"{path}: damaged snapshot {SNAPSHOTS}/{name}: its record {name}.json is missing or unreadable")
-
-
-def check_snapshot(path: Path, name: str) -> dict:
-    """Check the files of the snapshot ``name`` against its record (RocksDB opens a snapshot whose
-    MANIFEST was cut short as an older, even empty, database, without a word); returns the record.
-
-    Raises
-    ------
-    kg.errors.StoreError
-        A file is gone, of another size, or (a small one) of other content.
-    """
-    record = snapshot_record(path, name)
-    recorded = record["files"]
-    found = _describe(path / SNAPSHOTS / name)
-    for file, (size, digest) in sorted(recorded.items()):
-        if file not in found:
-            problem = "is missing"
-        elif found[file][0] != size:
-            problem = f"has {found[file][0]} bytes instead of {size}"
-        elif found[file][1] != digest:
-            problem = "has changed"
-        else:
-            continue
-        raise StoreError(f"{path}: damaged snapshot {SNAPSHOTS}/{name}: {file} {problem}")
-    return record
-
-
-def shares_tables(path: Path, name: str) -> bool:
-    """Whether the snapshot ``name`` of the store ``path`` still shares every table file with the
-    working database (they part as the database compacts its tables, and the snapshot keeps its own)."""
-
-    def tables(directory: Path) -> set[int]:
-        with os.scandir(directory) as entries:
-            return {entry.inode() for entry in entries if entry.name.endswith(".sst")}
-
-    return tables(path / SNAPSHOTS / name) <= tables(path / WORKING)
-
-
-def _describe(directory: Path) -> dict[str, list]:
-    """Each file of a RocksDB directory with its size and, but for the (large, immutable, checksummed)
-    table files, a digest of its content."""
-    described: dict[str, list] = {}
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            size = entry.stat().st_size
-            digest = None
-            if not entry.name.endswith(".sst"):
-                digest = hashlib.sha256(Path(entry.path).read_bytes()).hexdigest()
-            described[entry.name] = [size, digest]
-    return described
-
-
-def remove_unread_snapshots(path: Path, *, keep: str) -> list[str]:
-    """Remove the snapshots of the store ``path`` but ``keep`` that no reader holds, and what a build
-    killed while publishing or removing left; returns the names removed. The caller holds the build lock."""
-    snapshots = path / SNAPSHOTS
-    removed = []
-    for entry in sorted(snapshots.iterdir()) if snapshots.is_dir() else []:
-        if entry.name in (keep, f"{keep}.json"):
-            continue
-        if entry.name.endswith(".json"):  # a record: goes with its snapshot
-            if not (snapshots / entry.name.removesuffix(".json")).exists():
-                entry.unlink(missing_ok=True)
-            continue
-        if not entry.name.isdigit():  # .new-N, .old-N: never a reader's (readers check the name they locked)
-            shutil.rmtree(entry, ignore_errors=True)
-            continue
-        try:
-            fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            # Renamed first, so that a reader that opened it before the lock finds it gone, not half removed.
-            doomed = snapshots / f".old-{entry.name}"
-            os.rename(entry, doomed)
-            (snapshots / f"{entry.name}.json").unlink(missing_ok=True)
-            shutil.rmtree(doomed, ignore_errors=True)
-            removed.append(entry.name)
-        except OSError:
-            pass  # a reader holds it
-        finally:
-            os.close(fd)
-    return removed
-
-
 # ---- the flag of writes not yet published
 
 
@@ -500,7 +257,9 @@ def clear_unpublished(path: Path) -> None:
 # ---- small files
 
 
-def _write_small_file(path: Path, text: str) -> None:
+def write_small_file(path: Path, text: str) -> None:
+    """Replace ``path`` by a file holding ``text``, on disk before it is renamed into place."""
+
     def write(stream: Any) -> None:
         stream.write(text.encode())
         stream.flush()
@@ -508,14 +267,15 @@ def _write_small_file(path: Path, text: str) -> None:
 
     try:
         write_atomically(path, write)
-        _sync_directory(path.parent)
+        sync_directory(path.parent)
     except UsageError as err:  # cannot create the temporary file: a read-only directory, say
         raise StoreError(str(err)) from None
     except OSError as err:
         raise StoreError(f"{path}: cannot write: {err.strerror or err}") from None
 
 
-def _sync_directory(path: Path) -> None:
+def sync_directory(path: Path) -> None:
+    """Put a directory's entries (a rename, a new file) on disk."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)

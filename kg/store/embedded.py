@@ -33,25 +33,27 @@ from kg.namespace import PREFIXES, STAGED_ADDITIONS, STAGED_REMOVALS
 from kg.store.base import Bindings, Quad, Store, Triple, refuse_update
 from kg.store.directory import (
     FORMAT_VERSION,
-    SNAPSHOTS,
     WORKING,
     BuildLock,
-    Snapshot,
     check_marker,
-    check_snapshot,
     clear_unpublished,
+    is_unpublished,
+    mark_unpublished,
+    write_marker,
+)
+from kg.store.queries import APPLY_STAGED, PAPER_COUNT, TRIPLE_COUNT
+from kg.store.snapshots import (
+    SNAPSHOTS,
+    Snapshot,
+    check_snapshot,
     current_snapshot,
     has_snapshot,
     hold_current_snapshot,
-    is_unpublished,
-    mark_unpublished,
     publish_snapshot,
     remove_unread_snapshots,
     shares_tables,
     snapshot_record,
-    write_marker,
 )
-from kg.store.queries import APPLY_STAGED, PAPER_COUNT, TRIPLE_COUNT
 
 if TYPE_CHECKING:
     import pyoxigraph
@@ -63,7 +65,7 @@ if TYPE_CHECKING:
 class EmbeddedStore(Store):
     """An on-disk Oxigraph store in a directory of this project.
 
-    Opened for reading, it reads the store's current snapshot (see :mod:`kg.store.directory`),
+    Opened for reading, it reads the store's current snapshot (see :mod:`kg.store.snapshots`),
     whatever a build is doing, until :meth:`refresh` moves it to a newer one. Opened for writing
     (``write`` or ``create``), it holds the build lock and writes the working database; what it
     wrote becomes the current snapshot when it is closed without an error (:meth:`publish`).
