@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 class KnowledgeGraph:
     """A graph store opened for reading, with building and exporting on the side.
 
-    Reading holds the store's shared lock; :meth:`build` takes the exclusive one for
-    its duration and reopens for reading afterwards.
+    Reading reads the graph the last finished build published (a snapshot, see
+    :mod:`kg.store.snapshots`); :meth:`build` adds to it, and reading afterwards reads the new one.
     """
 
     def __init__(self, store: str | os.PathLike[str] | None = None, *, endpoint: str | None = None) -> None:

@@ -102,6 +102,24 @@ class StoreError(KGError):
     """The store cannot be opened, is locked, or is damaged."""
 
 
+class StoreBusyError(StoreError):
+    """Another process holds the store: a build writes it (``kg build --wait`` waits instead).
+
+    Examples
+    --------
+    >>> str(StoreBusyError(".kg", 4242))
+    'store .kg is being built by process 4242'
+    >>> str(StoreBusyError(".kg", None))
+    'store .kg is being built by another process'
+    """
+
+    def __init__(self, path: str | Path, pid: int | None) -> None:
+        self.path = str(path)
+        self.pid = pid
+        self.who = "another process" if pid is None else f"process {pid}"
+        super().__init__(f"store {self.path} is being built by {self.who}")
+
+
 class StoreNotFoundError(StoreError):
     """The store path names no store (nothing there, or not a store of this project): bad input."""
 

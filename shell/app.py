@@ -150,6 +150,7 @@ def run_statement(session: Session, console: Console, statement: Statement, *, c
         traceback is shown); or 130 if interrupted.
     """
     session.notes.clear()
+    session.refresh()
     in_thread = cancellable and (statement.is_command or session.queries is None)
     try:
         call = lambda: execute(session, statement)  # noqa: E731

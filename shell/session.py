@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kg.errors import UsageError
+from kg.errors import KGError, UsageError
 from kg.files import write_atomically
 
 if TYPE_CHECKING:
@@ -182,6 +182,24 @@ class Session:
         if key not in self.cache:
             self.cache[key] = compute()
         return self.cache[key]
+
+    def refresh(self) -> bool:
+        """Move to the graph a build published since the last statement, if one did, and drop what the
+        session derived from the old one (labels, projection, completion names); a note says so.
+        Called before each statement, so that a long session sees new papers and never stops a build.
+
+        Returns whether the graph changed. A new graph that cannot be opened is noted, and the old
+        one still read.
+        """
+        try:
+            moved = self.store.refresh()
+        except KGError as err:
+            self.note(f"{err}; still reading the graph as it was")
+            return False
+        if moved:
+            self.cache.clear()
+            self.note("a build changed the graph since the last statement; reading the new one")
+        return moved
 
     def labels(self) -> LabelIndex:
         """The store's entities by label and alias (for entity arguments)."""

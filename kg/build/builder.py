@@ -7,7 +7,8 @@ each batch of papers, each with its extraction record, in one transaction: the p
 present in the store are the record of what has been built. Then one consolidation
 (:mod:`kg.build.consolidate`) derives the entities, links and relations from every stored
 record; it runs whenever some record awaits it, so a build stopped at any point is completed
-by the next, and the graph depends on the set of documents only.
+by the next, and the graph depends on the set of documents only. Readers see none of it until
+the build closes the store, which publishes it as a new snapshot (:mod:`kg.store.snapshots`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from kg.build.consolidate import consolidate
 from kg.build.extraction_graph import awaiting_consolidation, record_quads
 from kg.build.triples import paper_triples, source_triple
-from kg.errors import InputError, KGError
+from kg.errors import InputError, KGError, StoreBusyError
 from kg.ingest import Document, iter_source_files, read_documents
 from kg.progress import Progress
 from kg.store import EmbeddedStore, Quad, Triple, default_store_path, open_store
@@ -65,6 +66,7 @@ def build(
     profile: str = "default",
     workers: int = 1,
     skip_bad: bool = False,
+    wait: bool = False,
     progress: Progress | None = None,
 ) -> BuildReport:
     """Build (or extend) the graph in ``store`` from ``sources``.
@@ -83,6 +85,9 @@ def build(
         Extraction processes.
     skip_bad : bool
         Skip bad records (reported in ``BuildReport.bad``) instead of stopping at the first.
+    wait : bool
+        If another build is writing the store, wait for it to finish instead of raising
+        :class:`kg.errors.StoreBusyError`.
     progress : callable, optional
         Called as ``progress(done, total)`` while documents are extracted.
 
@@ -90,6 +95,8 @@ def build(
     ------
     InputError
         The first bad record, unless ``skip_bad``; the store is then left untouched.
+    StoreBusyError
+        Another process is building the store (unless ``wait``).
     """
     started = time.perf_counter()
     sources = list(sources)
@@ -98,8 +105,9 @@ def build(
     location = Path(store or default_store_path())
     is_new = not location.exists()  # only a directory this build creates may be removed on failure
     try:
-        with open_store(location, create=True) as target:
+        with open_store(location, create=True, wait=wait) as target:
             assert isinstance(target, EmbeddedStore)
+            is_new = is_new and not target.published  # another build may have made it meanwhile
             report = BuildReport(store=str(location), records=records, distinct=len(seen), bad=bad)
             report.triples_before = len(target)
             stored = _stored_ids(target)
@@ -107,6 +115,8 @@ def build(
             report.new = len(todo)
             _write(target, files, set(todo), model=model, profile=profile, workers=workers, progress=progress)
             report.triples_after = len(target)
+    except StoreBusyError:
+        raise  # the store is another build's
     except KGError:
         # A store this build created and could not fill (no model, say) should not be left behind empty.
         if is_new:

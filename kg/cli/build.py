@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from kg.cli.common import command, options
-from kg.errors import KGError, UsageError
+from kg.errors import KGError, StoreBusyError, UsageError
 
 
 @command("build", "build or extend the graph from abstracts (default source: seeds/)")
@@ -17,6 +17,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     from kg.progress import terminal_progress
 
     sources = args.sources or _default_sources()
+    if args.wait:
+        _say_whom_it_waits_for(args.store)
     report = build(
         sources,
         store=args.store,
@@ -24,6 +26,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         profile=args.profile,
         workers=args.workers,
         skip_bad=args.skip_bad,
+        wait=args.wait,
         progress=terminal_progress("extracting", "abstract"),
     )
     _report_skipped(report.bad)
@@ -33,7 +36,22 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 @options("build", parents=("nlp",))
 def _build_options(parser: argparse.ArgumentParser) -> None:
-    """Only the shared ones: SOURCE, --workers, --model, --profile, --skip-bad."""
+    """The shared ones (SOURCE, --workers, --model, --profile, --skip-bad), and --wait."""
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="if another build is writing the store, wait for it to finish (default: fail at once)",
+    )
+
+
+def _say_whom_it_waits_for(store: str | None) -> None:
+    from kg.store import default_store_path
+    from kg.store.directory import building_process
+
+    location = Path(store or default_store_path())
+    pid = building_process(location)
+    if pid is not None:
+        print(f"kg: {StoreBusyError(location, pid or None)}; waiting for it to finish", file=sys.stderr)
 
 
 @command("extract", "print the entities and relations of each abstract as JSON lines (no store)")

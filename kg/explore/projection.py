@@ -315,11 +315,15 @@ def load_projection(store: Store, *, cache: bool = True) -> Projection:
     >>> triples = [(entity_iri("lora"), RDF.type, KG.Method), (entity_iri("lora"), RDFS.label, Literal("LoRA")),
     ...            (paper_iri("p1"), KG.mentions, entity_iri("lora"))]
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     with open_store(os.path.join(tmp, "s"), create=True) as store:
+    ...     path = os.path.join(tmp, "s")
+    ...     with open_store(path, create=True) as store:
     ...         store.write(triples)
+    ...     with open_store(path) as store:
     ...         first = load_projection(store)
-    ...         cached = os.path.exists(os.path.join(tmp, "s", "cache", CACHE_NAME + ".marshal"))
+    ...     cached = os.path.exists(os.path.join(path, "cache", CACHE_NAME + ".marshal"))
+    ...     with open_store(path, write=True) as store:
     ...         store.write([(paper_iri("p2"), KG.mentions, entity_iri("lora"))])
+    ...     with open_store(path) as store:
     ...         second = load_projection(store)
     >>> cached, first.paper_count(str(entity_iri("lora"))), second.paper_count(str(entity_iri("lora")))
     (True, 1, 2)

@@ -3,8 +3,9 @@
 ``embedded`` (:mod:`kg.store.embedded`) is an on-disk Oxigraph store read through rdflib
 (``oxrdflib``), so SPARQL runs in Oxigraph's engine; ``endpoint`` (:mod:`kg.store.endpoint`)
 is a remote SPARQL 1.1 endpoint (read-only here). :mod:`kg.store.base` holds the interface
-and the layout of a store directory, :mod:`kg.store.queries` every SPARQL query the project
-runs, :mod:`kg.store.cache` derived data kept beside a store.
+and the layout of a store directory, :mod:`kg.store.directory` its marker and the build's lock,
+:mod:`kg.store.snapshots` the snapshots readers read, :mod:`kg.store.queries` every SPARQL
+query the project runs, :mod:`kg.store.cache` derived data kept beside a store.
 
 Examples
 --------

@@ -1,12 +1,25 @@
 """The store interface, the backends by name, and the layout of a store directory.
 
 A backend is a :class:`Store` subclass; defining one registers it in :data:`BACKENDS` under
-its ``name``, and :func:`open_store` picks one from there. A store directory is laid out as::
+its ``name``, and :func:`open_store` picks one from there. A store directory (format 3) is laid
+out as::
 
     DIR/kg-store.json   marker and format version
-    DIR/lock            flock: exclusive while a build writes, shared while others read
-    DIR/oxigraph/       the Oxigraph (RocksDB) database
-    DIR/cache/          derived data (the NetworkX projection), safe to delete
+    DIR/lock            flock held exclusively by the one build writing the store, with its process id
+                        in it; readers never hold it
+    DIR/oxigraph/       the working Oxigraph (RocksDB) database, written by builds only
+    DIR/snapshots/N/    published snapshots of it (RocksDB checkpoints: hard links to its immutable
+                        table files); never written; a reader holds a shared flock on the one it reads
+    DIR/snapshots/N.json  what snapshot N holds (papers, files with sizes and digests), checked on opening
+    DIR/current         the name N of the current snapshot, replaced atomically when a build publishes
+    DIR/unpublished     present while the working database holds what no snapshot has (a build
+                        stopped before it published): the next build publishes it
+    DIR/cache/          derived data (the NetworkX projection), kept per snapshot, safe to delete
+
+Readers (``open_store`` without ``write``) open the current snapshot, so they read while a build
+writes and never stop one; a build publishes a new snapshot when it finishes, and removes the older
+ones no reader holds (:mod:`kg.store.snapshots`; the marker and the build's lock are
+:mod:`kg.store.directory`). A store of format 2 (no snapshots) is upgraded when it is first opened.
 
 Examples
 --------
@@ -20,15 +33,12 @@ kg.errors.UsageError: a remote endpoint is read-only here; build into a local --
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from kg.errors import StoreError, StoreNotFoundError, UpdateRefusedError
+from kg.errors import StoreError, UpdateRefusedError
 
 if TYPE_CHECKING:
     from rdflib import Graph
@@ -36,8 +46,6 @@ if TYPE_CHECKING:
 
     from kg.query.result import Result
 
-MARKER = "kg-store.json"
-FORMAT_VERSION = 2  # 2: each paper's extraction record is kept beside it (kg.build.extraction_graph)
 DEFAULT_STORE = ".kg"
 
 Triple = tuple["Node", "Node", "Node"]
@@ -92,6 +100,12 @@ class Store(ABC):
     def close(self) -> None:
         """Release the store."""
 
+    def refresh(self) -> bool:
+        """Move to the graph's newest published state if a build changed it since the store was
+        opened (an embedded store reads one snapshot until then); returns whether the graph changed.
+        A long-lived reader (the shell) calls this between statements."""
+        return False
+
     def write(self, triples: Iterable[Triple | Quad]) -> None:
         """Add triples in one transaction: all of them or none. A quad's fourth term names the
         graph it goes to; a triple goes to the default graph."""
@@ -118,6 +132,7 @@ def open_store(
     *,
     create: bool = False,
     write: bool = False,
+    wait: bool = False,
     endpoint: str | None = None,
 ) -> Store:
     """Open the store at ``location`` (a directory) or the remote ``endpoint``.
@@ -129,13 +144,17 @@ def open_store(
     create : bool
         Create the store if it does not exist (implies ``write``).
     write : bool
-        Open for writing, holding the store's exclusive lock.
+        Open for writing, as the one build writing the store (holding its build lock); otherwise
+        the store's current snapshot is read.
+    wait : bool
+        When another build holds the store, wait for it to finish instead of raising
+        :class:`kg.errors.StoreBusyError`.
     endpoint : str, optional
         URL of a SPARQL 1.1 endpoint, used instead of a directory.
     """
     if endpoint:
         return BACKENDS["endpoint"](endpoint, create=create, write=write)
-    return BACKENDS["embedded"](location or default_store_path(), create=create, write=write)
+    return BACKENDS["embedded"](location or default_store_path(), create=create, write=write, wait=wait)
 
 
 def refuse_update(sparql: str) -> None:
@@ -154,43 +173,3 @@ def refuse_update(sparql: str) -> None:
     found = operation(sparql)
     if found is not None and found.split()[0] in UPDATE_OPERATIONS:
         raise UpdateRefusedError(found)
-
-
-def prepare_directory(path: Path, *, create: bool) -> None:
-    """Check the marker of the store directory ``path``, or make a new store there if ``create``."""
-    marker = path / MARKER
-    if marker.is_file():
-        try:
-            version = json.loads(marker.read_text()).get("format")
-        except (OSError, ValueError):
-            raise StoreError(f"{path}: damaged store marker {MARKER}") from None
-        if version != FORMAT_VERSION:
-            raise StoreError(f"{path}: store format {version}, this kg reads format {FORMAT_VERSION}; rebuild it")
-        return
-    if not create:
-        raise StoreNotFoundError(f"{path}: no graph store here; run `kg build SOURCE --store {path}` first")
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise StoreNotFoundError(f"{path}: exists and is not a kg store; choose an empty or new directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps({"format": FORMAT_VERSION}) + "\n")
-    except OSError as err:
-        raise StoreError(f"{path}: cannot create the store: {err.strerror}") from None
-
-
-def acquire_lock(path: Path, *, exclusive: bool) -> IO[str]:
-    """Hold the lock of the store directory ``path``: exclusive to write, shared to read."""
-    handle = open(path / "lock", "a+")
-    try:
-        fcntl.flock(handle, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        doing = "reading it (a shell or query?)" if exclusive else "building it"
-        raise StoreError(f"{path}: the store is in use by another process {doing}; try again when it ends") from None
-    return handle
-
-
-def release_lock(handle: IO[str]) -> None:
-    """Let go of a lock taken with :func:`acquire_lock`."""
-    fcntl.flock(handle, fcntl.LOCK_UN)
-    handle.close()

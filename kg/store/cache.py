@@ -1,12 +1,11 @@
-"""Derived data kept beside a store, in ``DIR/cache/``, valid while the store is unchanged.
+"""Derived data kept beside a store, in ``DIR/cache/``, for the snapshot it was derived from.
 
 Each entry is one file, ``DIR/cache/NAME.marshal``: a length-prefixed header naming the
-store's fingerprint, then the value. The fingerprint is a digest of the names, sizes and
-modification times of the database files. Every write to Oxigraph's RocksDB appends to
-its write-ahead log or adds table files, so it changes with every change of content
-whoever writes (``kg build``, ``Store.write``), while opening the store read-only changes
-nothing. (A store open for writing also changes its files in the background, as RocksDB
-compacts them; that only costs recomputing.) A stale entry is never read, and is replaced by the next reader.
+graph its snapshot holds (:attr:`kg.store.snapshots.Snapshot.key`), then the value. Readers
+read published snapshots, which never change (:mod:`kg.store.snapshots`), so an entry is valid
+while the graph read is the one it was derived from (a build that adds nothing may publish the
+same graph again, under the same key); once a build publishes another graph the entry is stale,
+is never read, and is replaced by the next reader. A store open for writing caches nothing.
 
 Values are builtins only (numbers, strings, lists, tuples, dicts) stored with
 ``marshal``: loading one runs no code and is as fast as Python reads data.
@@ -39,9 +38,7 @@ Examples
 from __future__ import annotations
 
 import gc
-import hashlib
 import marshal
-import os
 import re
 import struct
 import sys
@@ -55,7 +52,7 @@ from kg.files import write_atomically
 if TYPE_CHECKING:
     from kg.store import Store
 
-FORMAT = 2
+FORMAT = 3
 """Bump when the layout of a cached value changes, so that old entries are ignored."""
 
 T = TypeVar("T")
@@ -66,15 +63,15 @@ def cached(store: Store, name: str, compute: Callable[[], T]) -> T:
     """The value cached as ``name`` for the store's current state, computing it when there is none.
 
     ``compute`` must return builtins only. A store that is not a local directory (a
-    SPARQL endpoint) has no cache: ``compute`` runs every time.
+    SPARQL endpoint), or one open for writing, has no cache: ``compute`` runs every time.
     """
     from kg.store import EmbeddedStore
 
     if not _NAME.match(name):
         raise ValueError(f"cache entry names are letters, digits, '.', '_' and '-', not {name!r}")
-    if not isinstance(store, EmbeddedStore):
+    if not isinstance(store, EmbeddedStore) or store.snapshot is None:
         return compute()
-    header = _header(store_fingerprint(store.path))
+    header = _header(store.snapshot.key)
     path = store.path / "cache" / f"{name}.marshal"
     found = _read(path, header)
     if found is not _MISSING:
@@ -84,23 +81,11 @@ def cached(store: Store, name: str, compute: Callable[[], T]) -> T:
     return value
 
 
-def store_fingerprint(directory: str | os.PathLike[str]) -> str:
-    """A digest of the names, sizes and modification times of a store's database files."""
-    entries = []
-    with os.scandir(Path(directory) / "oxigraph") as files:
-        for entry in files:
-            name = entry.name
-            if name == "CURRENT" or name.startswith("MANIFEST-") or name.endswith((".sst", ".log", ".blob")):
-                status = entry.stat()
-                entries.append(f"{name}\t{status.st_size}\t{status.st_mtime_ns}")
-    return hashlib.sha256("\n".join(sorted(entries)).encode()).hexdigest()
-
-
 _MISSING = object()
 
 
-def _header(fingerprint: str) -> dict:
-    return {"format": FORMAT, "python": list(sys.version_info[:2]), "fingerprint": fingerprint}
+def _header(snapshot: str) -> dict:
+    return {"format": FORMAT, "python": list(sys.version_info[:2]), "snapshot": snapshot}
 
 
 def _read(path: Path, header: dict) -> object:

@@ -22,23 +22,38 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from kg.errors import QueryError, QuerySyntaxError, StoreError
 from kg.namespace import PREFIXES, STAGED_ADDITIONS, STAGED_REMOVALS
-from kg.store.base import (
-    Bindings,
-    Quad,
-    Store,
-    Triple,
-    acquire_lock,
-    prepare_directory,
-    refuse_update,
-    release_lock,
+from kg.store.base import Bindings, Quad, Store, Triple, refuse_update
+from kg.store.directory import (
+    FORMAT_VERSION,
+    WORKING,
+    BuildLock,
+    check_marker,
+    clear_unpublished,
+    is_unpublished,
+    mark_unpublished,
+    write_marker,
 )
-from kg.store.queries import APPLY_STAGED, TRIPLE_COUNT
+from kg.store.queries import APPLY_STAGED, PAPER_COUNT, TRIPLE_COUNT
+from kg.store.snapshots import (
+    SNAPSHOTS,
+    Snapshot,
+    check_snapshot,
+    current_snapshot,
+    has_snapshot,
+    hold_current_snapshot,
+    publish_snapshot,
+    remove_unread_snapshots,
+    shares_tables,
+    snapshot_record,
+)
 
 if TYPE_CHECKING:
     import pyoxigraph
@@ -48,26 +63,121 @@ if TYPE_CHECKING:
 
 
 class EmbeddedStore(Store):
-    """An on-disk Oxigraph store in a directory of this project."""
+    """An on-disk Oxigraph store in a directory of this project.
+
+    Opened for reading, it reads the store's current snapshot (see :mod:`kg.store.snapshots`),
+    whatever a build is doing, until :meth:`refresh` moves it to a newer one. Opened for writing
+    (``write`` or ``create``), it holds the build lock and writes the working database; what it
+    wrote becomes the current snapshot when it is closed without an error (:meth:`publish`).
+    """
 
     name = "embedded"
     writable = True
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = False, write: bool = False) -> None:
-        import pyoxigraph as ox
-
+    def __init__(
+        self, path: str | os.PathLike[str], *, create: bool = False, write: bool = False, wait: bool = False
+    ) -> None:
         self.path = Path(path)
-        self._lock = None
-        prepare_directory(self.path, create=create)
-        self._lock = acquire_lock(self.path, exclusive=write or create)
-        try:
-            db = self.path / "oxigraph"
-            self._ox: pyoxigraph.Store = ox.Store(str(db)) if (write or create) else ox.Store.read_only(str(db))
-        except OSError as err:
-            self._release()
-            raise StoreError(f"{self.path}: cannot open the store: {err}") from None
-        self._graph: Graph | None = None
         self.writable = write or create
+        self._lock: BuildLock | None = None
+        self._snapshot: Snapshot | None = None
+        self._ox: pyoxigraph.Store | None = None
+        self._graph: Graph | None = None
+        self._unpublished = False  # the working database holds something no snapshot has
+        version = check_marker(self.path, create=create)
+        if self.writable:
+            self._open_working(version, wait=wait)
+        else:
+            if version < FORMAT_VERSION:
+                _upgrade(self.path)
+            self._open_snapshot()
+
+    def _open_working(self, version: int, *, wait: bool) -> None:
+        self._lock = BuildLock(self.path, wait=wait)
+        try:
+            self._check_working()
+            self._ox = _open_database(self.path / WORKING, read_only=False)
+            if version < FORMAT_VERSION:  # the database is the same: publish it as it is, so readers read on
+                self.publish()
+                write_marker(self.path)
+            # Publish at the end, even with nothing to add, what a stopped build left unpublished, and
+            # over a current snapshot that is gone or damaged (its database is a copy, the build's intact).
+            self._unpublished = is_unpublished(self.path) or not self._snapshot_opens()
+        except BaseException:
+            self._release()
+            raise
+
+    def _snapshot_opens(self) -> bool:
+        if not has_snapshot(self.path):
+            return False
+        name = str(current_snapshot(self.path))
+        try:  # no reader lock needed: only a build removes snapshots, and this one holds the build lock
+            check_snapshot(self.path, name)
+            _open_database(self.path / SNAPSHOTS / name, read_only=True)
+        except StoreError:
+            return False
+        return True
+
+    def _check_working(self) -> None:
+        """Refuse a working database that holds fewer papers than the graph published (builds only add
+        papers; RocksDB opens a database whose MANIFEST was cut short as an older one, and would then
+        delete the table files that older one lacks). Checked read-only, so a refused one is left as it is."""
+        working = self.path / WORKING
+        name = current_snapshot(self.path) if has_snapshot(self.path) else None
+        if name is None:
+            return
+        if not working.is_dir():  # a new, empty one would be published with only this build's papers
+            raise StoreError(
+                f"{working}: the working database is missing; to build on the graph published, "
+                f"copy it there: cp -a {self.path / SNAPSHOTS / name} {working}"
+            )
+        try:
+            published = int(snapshot_record(self.path, name).get("papers", 0))
+        except StoreError:
+            return  # the snapshot is damaged, not (necessarily) the database: the build publishes anew
+        held = _papers(_open_database(working, read_only=True), working)
+        if held < published:
+            raise StoreError(f"{working}: damaged database: it holds {held} papers, the graph published {published}")
+
+    def _papers(self) -> int:
+        return _papers(self._ox, self.path / WORKING)
+
+    def _open_snapshot(self) -> None:
+        snapshot = hold_current_snapshot(self.path)
+        try:
+            self._ox = _open_database(snapshot.directory, read_only=True)
+        except BaseException:
+            snapshot.release()
+            raise
+        self._snapshot = snapshot
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        """The snapshot read (None when open for writing)."""
+        return self._snapshot
+
+    @property
+    def published(self) -> bool:
+        """Whether readers have a graph to read (some snapshot was published)."""
+        return self._snapshot is not None or has_snapshot(self.path)
+
+    def refresh(self) -> bool:
+        """Move a reader to the current snapshot if a build published a newer one since it was opened;
+        returns whether the graph changed (a build that added nothing may publish the same graph
+        again). The rdflib :attr:`graph` is replaced too.
+
+        Raises
+        ------
+        kg.errors.StoreError
+            The new snapshot cannot be opened (the old one is then still read).
+        """
+        if self._snapshot is None or current_snapshot(self.path) in (None, self._snapshot.name):
+            return False
+        previous = self._snapshot
+        self._open_snapshot()
+        self._graph = None
+        previous.release()
+        return self._snapshot.key != previous.key
 
     @property
     def ox(self) -> pyoxigraph.Store:
@@ -91,10 +201,16 @@ class EmbeddedStore(Store):
 
         started = time.perf_counter()
         answer = self.answer(sparql, bindings=bindings, prefixes=prefixes)
-        result = Result.from_oxigraph(answer, query=sparql)
+        failure = None
+        try:
+            result = Result.from_oxigraph(answer, query=sparql)
+        except (OSError, RuntimeError) as err:
+            failure = _one_line(err)  # raised below: the error's traceback would keep the iterator alive
         # Oxigraph's result iterator must be released in the thread that made it (the shell runs
         # queries in a worker thread); a comprehension's frame could keep it alive past this point.
         del answer
+        if failure is not None:
+            raise QueryError(f"query failed: {failure}")
         result.elapsed = time.perf_counter() - started
         return result
 
@@ -122,8 +238,8 @@ class EmbeddedStore(Store):
         except SyntaxError as err:
             refuse_update(sparql)  # Oxigraph's query parser says only "expected CONSTRUCT"
             raise _syntax_error(err, sparql, declared) from None
-        except OSError as err:
-            raise QueryError(f"query failed: {err}") from None
+        except (OSError, RuntimeError) as err:  # RuntimeError: Oxigraph's word for damaged data
+            raise QueryError(f"query failed: {_one_line(err)}") from None
 
     def write(self, triples: Iterable[Triple | Quad]) -> None:
         if not self.writable:
@@ -132,7 +248,11 @@ class EmbeddedStore(Store):
 
         from kg.query.terms import to_oxigraph
 
-        self._ox.extend([ox.Quad(*(to_oxigraph(term) for term in item)) for item in triples])
+        quads = [ox.Quad(*(to_oxigraph(term) for term in item)) for item in triples]
+        if not self._unpublished and all(quad in self._ox for quad in quads):
+            return  # nothing new (a rebuild recording source locations it has): nothing to publish
+        with self._writing():
+            self._ox.extend(quads)
 
     def replace(self, current: str, triples: Iterable[Triple], *, then: str | None = None) -> tuple[int, int]:
         """Replace what ``current`` selects by ``triples`` (see :meth:`Store.replace`).
@@ -166,23 +286,60 @@ class EmbeddedStore(Store):
         from kg.query.terms import to_oxigraph
 
         wanted = {ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for s, p, o in triples}
-        found = {ox.Triple(*solution) for solution in self._ox.query(current, prefixes=dict(PREFIXES))}
-        stale, fresh = found - wanted, wanted - found
-        removals, additions = ox.NamedNode(STAGED_REMOVALS), ox.NamedNode(STAGED_ADDITIONS)
-        for graph in (removals, additions):
-            self._ox.remove_graph(graph)
-        updates = [] if then is None else [then]
-        if stale:
-            self._ox.extend(
-                [ox.Quad(t.subject, t.predicate, t.object, removals) for t in stale]
-                + [ox.Quad(t.subject, t.predicate, t.object, additions) for t in fresh]
-            )
-            updates.insert(0, APPLY_STAGED)
-        else:
-            self._ox.extend([ox.Quad(t.subject, t.predicate, t.object) for t in fresh])
-        if updates:
-            self._ox.update(" ;\n".join(updates), prefixes=dict(PREFIXES))
+        with self._writing():
+            found = {ox.Triple(*solution) for solution in self._ox.query(current, prefixes=dict(PREFIXES))}
+            stale, fresh = found - wanted, wanted - found
+            removals, additions = ox.NamedNode(STAGED_REMOVALS), ox.NamedNode(STAGED_ADDITIONS)
+            for graph in (removals, additions):
+                self._ox.remove_graph(graph)
+            updates = [] if then is None else [then]
+            if stale:
+                self._ox.extend(
+                    [ox.Quad(t.subject, t.predicate, t.object, removals) for t in stale]
+                    + [ox.Quad(t.subject, t.predicate, t.object, additions) for t in fresh]
+                )
+                updates.insert(0, APPLY_STAGED)
+            else:
+                self._ox.extend([ox.Quad(t.subject, t.predicate, t.object) for t in fresh])
+            if updates:
+                self._ox.update(" ;\n".join(updates), prefixes=dict(PREFIXES))
         return len(stale), len(fresh)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Around every change of the working database: mark it unpublished first, and report a
+        failure to write (a full disk) as one line."""
+        if not self._unpublished:
+            mark_unpublished(self.path)
+            self._unpublished = True
+        try:
+            yield
+        except (OSError, RuntimeError) as err:
+            raise StoreError(f"{self.path}: cannot write the store: {_one_line(err)}") from None
+
+    def publish(self, *, changed: bool = True) -> str:
+        """Make what was written the current snapshot, which readers open from now on; returns its
+        name. (Closing the store publishes what was written, and removes the older snapshots that
+        no reader holds.) With ``changed`` false the graph is the one published last, and what was
+        cached of it stays valid.
+
+        Raises
+        ------
+        kg.errors.StoreError
+            The snapshot cannot be written (a full disk); the previous one is still current.
+        """
+        if not self.writable:
+            raise StoreError(f"{self.path}: opened read-only")
+        content = uuid.uuid4().hex
+        if not changed and self._snapshot_opens():
+            content = str(snapshot_record(self.path, str(current_snapshot(self.path))).get("content") or content)
+        try:
+            name = publish_snapshot(self._ox, self.path, papers=self._papers(), content=content)
+        except (OSError, RuntimeError) as err:
+            raise StoreError(f"{self.path}: cannot publish the graph: {_one_line(err)}") from None
+        clear_unpublished(self.path)
+        self._unpublished = False
+        return name
 
     def __len__(self) -> int:
         (row,) = self._ox.query(TRIPLE_COUNT)
@@ -197,21 +354,80 @@ class EmbeddedStore(Store):
         self._ox.dump(stream, rdf_format, prefixes=prefixes, from_graph=ox.DefaultGraph())
 
     def flush(self) -> None:
-        if self.writable:
-            self._ox.flush()
+        """Write a writer's buffers to disk (RocksDB does so in the background anyway)."""
+        if self.writable and self._ox is not None:
+            try:
+                self._ox.flush()
+            except (OSError, RuntimeError) as err:
+                raise StoreError(f"{self.path}: cannot write the store: {_one_line(err)}") from None
 
     def close(self) -> None:
-        if getattr(self, "_ox", None) is not None:
-            self.flush()
-            del self._ox
-            self._ox = None  # type: ignore[assignment]
+        """Release the store; a writer first publishes what it wrote (:meth:`publish`)."""
+        self._finish(publish=True)
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        # A writer stopped by an error publishes nothing: the next build completes what it began.
+        self._finish(publish=kind is None)
+
+    def _finish(self, *, publish: bool) -> None:
+        try:
+            if self.writable and self._ox is not None and publish:
+                current = current_snapshot(self.path)
+                if self._unpublished:
+                    self.publish()
+                elif current is not None and not shares_tables(self.path, current):
+                    # The database compacted its tables: the snapshot's copies would double the store's
+                    # size; a snapshot of the same graph taken now shares them again.
+                    self.publish(changed=False)
+                self.flush()
+                # Snapshots that readers held at the last publication go once they are let go.
+                current = current_snapshot(self.path)
+                if current is not None:
+                    remove_unread_snapshots(self.path, keep=current)
+        finally:
+            self._ox = None
             self._graph = None
-        self._release()
+            self._release()
 
     def _release(self) -> None:
         if self._lock is not None:
-            release_lock(self._lock)
+            self._lock.release()
             self._lock = None
+        if self._snapshot is not None:
+            self._snapshot.release()
+            self._snapshot = None
+
+
+def _open_database(directory: Path, *, read_only: bool) -> pyoxigraph.Store:
+    import pyoxigraph as ox
+
+    try:
+        return ox.Store.read_only(str(directory)) if read_only else ox.Store(str(directory))
+    except OSError as err:
+        raise StoreError(f"{directory}: cannot open the database: {_one_line(err)}") from None
+    except RuntimeError as err:  # Oxigraph's word for damaged data ("Corruption: ...")
+        raise StoreError(f"{directory}: damaged database: {_one_line(err)}") from None
+
+
+def _papers(database: pyoxigraph.Store, directory: Path) -> int:
+    try:
+        (row,) = database.query(PAPER_COUNT, prefixes=dict(PREFIXES))
+    except (OSError, RuntimeError) as err:
+        raise StoreError(f"{directory}: damaged database: {_one_line(err)}") from None
+    return int(row[0].value)
+
+
+def _upgrade(path: Path) -> None:
+    """Publish the database of a store of the previous format as its first snapshot, and mark it
+    of this format (a reader does this once; the build lock keeps builds out meanwhile)."""
+    try:
+        EmbeddedStore(path, write=True).close()
+    except StoreError as err:
+        raise StoreError(f"{path}: a store of format 2 is upgraded before it is read, and cannot be: {err}") from None
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())
 
 
 def _syntax_error(err: SyntaxError, sparql: str, declared: Mapping[str, str]) -> QuerySyntaxError:

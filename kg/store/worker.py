@@ -385,6 +385,7 @@ def serve(requests: Connection, answers: Connection, location: str) -> None:
             except EOFError:
                 return
             try:
+                store.refresh()  # the graph the last finished build published, as the shell reads it
                 answer = store.answer(sparql)  # type: ignore[attr-defined]  # an EmbeddedStore
                 reply: tuple = _write_answer(answer)
                 del answer  # released in this thread, which made it
