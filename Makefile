@@ -42,6 +42,11 @@ lint: install
 	$(VENV)/bin/ruff format --check kg shell tests
 	$(VENV)/bin/lint-imports --no-cache
 
+# One thread for numerical work (BLAS), as the cost targets are measured: a multi-threaded BLAS under the
+# extraction heads' small matrix products oversubscribes a busy machine (300 abstracts: 51 s against 14 s).
+bench: export OMP_NUM_THREADS = 1
+bench: export OPENBLAS_NUM_THREADS = 1
+bench: export MKL_NUM_THREADS = 1
 bench: install
 	$(PY) -m kg.eval.bench
 	$(PY) -m kg.eval.bench_paths
