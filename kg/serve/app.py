@@ -138,13 +138,15 @@ def create_app(settings: Settings) -> Starlette:
         return PlainTextResponse(f"{message}\n", status_code=error.status_code, headers=error.headers)
 
     handlers = {Refusal: refused, HTTPException: http_error}
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers=handlers,  # type: ignore[arg-type]
         middleware=[Middleware(RequestLimit, limit=REQUESTS)],
         max_body_size=settings.max_body,
     )
+    app.state.pool = service.pool  # for the server, which ends the query processes first when it stops
+    return app
 
 
 class RequestLimit:

@@ -12,6 +12,8 @@ import socket
 import sys
 from collections.abc import Callable
 
+import uvicorn
+
 from kg.errors import StoreError, UsageError
 from kg.serve.settings import CONNECTIONS, Settings
 
@@ -90,8 +92,6 @@ def serve(settings: Settings, *, announce: Callable[[str], None] | None = None) 
     kg.errors.UsageError, kg.errors.StoreError
         The store, the address or a setting cannot serve.
     """
-    import uvicorn
-
     from kg.serve.app import create_app
 
     check_store(settings.store)
@@ -112,9 +112,20 @@ def serve(settings: Settings, *, announce: Callable[[str], None] | None = None) 
         server_header=False,
     )
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        _Server(config).run(sockets=[sock])
     finally:
         sock.close()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, which ends the query processes as it starts to stop: the queries under way are
+    then answered at once (503, the server is stopping) rather than cut off when the grace runs out."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        import anyio
+
+        await anyio.to_thread.run_sync(self.config.app.state.pool.close)
+        await super().shutdown(sockets=sockets)
 
 
 def _to_stderr(line: str) -> None:

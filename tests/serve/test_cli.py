@@ -100,3 +100,29 @@ def test_updates_need_a_token_of_a_file(relations_store: Path, tmp_path: Path) -
         started = time.monotonic()
         answer = requests.post(server.sparql, data=update, headers={"Authorization": f"Bearer {TOKEN}"})
         assert answer.status_code == 204 and time.monotonic() - started < 10
+
+
+def test_ctrl_c_answers_the_queries_under_way(busy_store: Path, tmp_path: Path) -> None:
+    import shutil
+    import threading
+
+    from conftest import CARTESIAN
+
+    store = tmp_path / "store"
+    shutil.copytree(busy_store, store)
+    answers: list[requests.Response] = []
+    with kg_server(store, tmp_path / "stderr.txt", "--timeout", "60") as server:
+        running = threading.Thread(
+            target=lambda: answers.append(requests.get(server.sparql, params={"query": CARTESIAN}, timeout=60))
+        )
+        running.start()
+        time.sleep(1)
+        started = time.monotonic()
+        assert stop(server.process) == 0
+        stopped = time.monotonic() - started
+        running.join()
+        log = server.stderr()
+    assert stopped < 10
+    assert answers[0].status_code == 503
+    assert answers[0].text == "query cancelled (the client went away, or the server is stopping)\n"
+    assert "Traceback" not in log and "ERROR" not in log
