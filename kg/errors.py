@@ -162,6 +162,25 @@ class QueryTimeoutError(QueryError):
         super().__init__(f"query abandoned after {seconds:g} s ({setting})")
 
 
+class ResultTooLargeError(QueryError):
+    """A query's answer has more rows (or triples) than the limit it ran with; nothing of it was sent.
+
+    ``setting`` names what set the limit.
+
+    Examples
+    --------
+    >>> str(ResultTooLargeError(10000))
+    'the answer has more than 10000 rows (--max-rows): add a LIMIT, or page with LIMIT and OFFSET'
+    """
+
+    def __init__(self, rows: int, *, setting: str = "--max-rows") -> None:
+        self.rows = rows
+        self.setting = setting
+        super().__init__(
+            f"the answer has more than {rows} rows ({setting}): add a LIMIT, or page with LIMIT and OFFSET"
+        )
+
+
 class QueryCancelled(KeyboardInterrupt):
     """Ctrl-C stopped a running query, and the process evaluating it: a KeyboardInterrupt, so that
     whatever handles Ctrl-C handles it, with the one line to show.

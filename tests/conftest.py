@@ -285,9 +285,14 @@ def busy_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def child_pids(pid: int) -> list[int]:
-    """The processes ``pid`` started that are still running (Linux's /proc)."""
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(child) for child in path.read_text().split()] if path.exists() else []
+    """The processes ``pid`` started, from any of its threads, that are still running (Linux's /proc)."""
+    children = []
+    for path in sorted(Path(f"/proc/{pid}/task").glob("*/children")):
+        try:
+            children.extend(int(child) for child in path.read_text().split())
+        except FileNotFoundError:  # the thread ended
+            pass
+    return sorted(children)
 
 
 def gone(pid: int, *, within: float = 5.0) -> bool:

@@ -129,6 +129,16 @@ _positive_int = _whole_number(1)
 _count = _whole_number(0)
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a time limit, in seconds greater than 0 (``--timeout``)."""
+    from kg.errors import UsageError, check_seconds
+
+    try:
+        return check_seconds("--timeout", text)
+    except UsageError as err:
+        raise argparse.ArgumentTypeError(str(err).removeprefix("--timeout ")) from None
+
+
 def _open_for_reading(args: argparse.Namespace):
     from kg.store import open_store
 

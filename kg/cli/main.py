@@ -8,6 +8,7 @@ module              commands
 ``query``           query, stats, validate, shell
 ``explore``         describe, paper, path, neighbors, related, central, communities, viz
 ``export``          export, push
+``serve``           serve
 ==================  ====================================================
 
 Options may come anywhere: before the command (``kg --format json stats``), between its positional
@@ -21,7 +22,7 @@ import os
 import sys
 from contextlib import nullcontext
 
-from kg.cli import build, eval, explore, export, query  # noqa: F401  (each registers its commands)
+from kg.cli import build, eval, explore, export, query, serve  # noqa: F401  (each registers its commands)
 from kg.cli.common import COMMANDS, shared_options
 from kg.cli.interrupts import INTERRUPTED, stop_at_once
 from kg.errors import KGError
@@ -36,6 +37,7 @@ ORDER = (
     "stats",
     "export",
     "push",
+    "serve",
     "validate",
     "describe",
     "paper",

@@ -8,8 +8,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from kg.cli.common import _open_for_reading, _write_text, add_format_option, command, options
-from kg.errors import UsageError, check_seconds
+from kg.cli.common import _open_for_reading, _seconds, _write_text, add_format_option, command, options
+from kg.errors import UsageError
 
 QUERY_FORMATS = ("table", "csv", "tsv", "json", "xml")
 
@@ -60,13 +60,6 @@ def _query_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="abandon the query after SECONDS (default: no limit; Ctrl-C stops it at any time)",
     )
-
-
-def _seconds(text: str) -> float:
-    try:
-        return check_seconds("--timeout", text)
-    except UsageError as err:
-        raise argparse.ArgumentTypeError(str(err).removeprefix("--timeout ")) from None
 
 
 def _read_query_file(name: str) -> str:

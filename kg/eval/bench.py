@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kg.resources import REPO_DIR
@@ -117,6 +118,108 @@ def bench_queries() -> list[tuple[str, str, bool | None]]:
                     )
                 )
     return rows
+
+
+# Queries through `kg serve` on the seeds graph: small answers that Oxigraph finds in a millisecond or two
+# (so that what the server adds is not lost in the query's own time), and a page as large as --max-rows lets through.
+SERVE_CASES = {
+    "ASK": ("ASK { ?s ?p ?o }", False),
+    "10 labels": ("SELECT ?e ?l WHERE { ?e rdfs:label ?l } LIMIT 10", False),
+    "count by type": ("SELECT ?t (COUNT(?e) AS ?n) WHERE { ?e a ?t } GROUP BY ?t", False),
+    "one entity, as a graph": ("CONSTRUCT WHERE { ?e rdfs:label 'CLIP' ; ?p ?o }", False),
+    "10,000 rows": ("SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 10000", True),
+}
+SERVE_ADDED_MS_TARGET = 5.0
+SERVE_LARGE_RATIO_TARGET = 2.5
+COMMAND_RATIO_TARGET = 1.25
+
+
+@benchmark("serve")
+def bench_serve() -> list[tuple[str, str, bool | None]]:
+    """A query through `kg serve` (HTTP on 127.0.0.1, one kept-alive connection, JSON results) vs the same
+    query run by a query process in this process (kg.store.worker.QueryWorker, as kg query and the shell
+    run them), on the seeds graph (rules profile). Targets: a small answer costs under 5 ms more; 10,000
+    rows at most 2.5 times as long (the answer is written as JSON and sent). And `kg query --endpoint` on
+    the server vs `kg query --store`, each a new process, as a user runs them: at most 1.25 times as long."""
+    import subprocess
+
+    import requests
+
+    from kg.build.builder import build
+    from kg.store.worker import QueryWorker
+
+    rows: list[tuple[str, str, bool | None]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "store"
+        report = build([SEEDS], store=path, profile="rules")
+        rows.append(("seeds graph (rules profile)", f"{report.triples_after} triples", None))
+        with _served(path) as url, QueryWorker(path) as worker, requests.Session() as http:
+            for name, (sparql, large) in SERVE_CASES.items():
+                repeat = 5 if large else 50
+                here = _median_time(lambda: worker.query(sparql), repeat)
+                there = _median_time(lambda: http.get(url, params={"query": sparql}).raise_for_status(), repeat)
+                added_ms, ratio = (there - here) * 1000, there / here
+                if large:
+                    met, target = (
+                        ratio <= SERVE_LARGE_RATIO_TARGET,
+                        f"ratio {ratio:.2f}, target <= {SERVE_LARGE_RATIO_TARGET}",
+                    )
+                else:
+                    met, target = added_ms < SERVE_ADDED_MS_TARGET, f"target < {SERVE_ADDED_MS_TARGET:g} ms"
+                rows.append(
+                    (
+                        f"{name}: query process / kg serve",
+                        f"{here * 1000:.2f} ms / {there * 1000:.2f} ms ({added_ms:+.2f} ms; {target})",
+                        met,
+                    )
+                )
+            sparql = SERVE_CASES["10 labels"][0]
+            command = [sys.executable, "-c", "import sys; from kg.cli import main; sys.exit(main())", "query", sparql]
+            local = _median_time(lambda: subprocess.run([*command, "--store", str(path)], capture_output=True), 5)
+            remote = _median_time(lambda: subprocess.run([*command, "--endpoint", url], capture_output=True), 5)
+            ratio = remote / local
+            rows.append(
+                (
+                    "10 labels: kg query --store / kg query --endpoint (kg serve)",
+                    f"{local * 1000:.0f} ms / {remote * 1000:.0f} ms "
+                    f"(ratio {ratio:.2f}, target <= {COMMAND_RATIO_TARGET})",
+                    ratio <= COMMAND_RATIO_TARGET,
+                )
+            )
+    return rows
+
+
+@contextmanager
+def _served(store: Path) -> Iterator[str]:
+    """`kg serve` on ``store`` (a free port) in a process of its own; the URL of its SPARQL endpoint."""
+    import re
+    import subprocess
+
+    import requests
+
+    log = store.parent / "serve.log"
+    command = [sys.executable, "-c", "import sys; from kg.cli import main; sys.exit(main())"]
+    with open(log, "w") as stderr:
+        process = subprocess.Popen([*command, "serve", "--store", str(store), "--port", "0"], stderr=stderr)
+    try:
+        for _ in range(600):
+            found = re.search(r"kg serve: (\S+/sparql) ", log.read_text())
+            if found or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        if found is None:
+            raise RuntimeError(f"kg serve did not start: {log.read_text()}")
+        url = found.group(1)
+        for _ in range(600):
+            try:
+                requests.get(url, params={"query": "ASK {}"}, timeout=5).raise_for_status()
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(30)
 
 
 def _median_time(run: Callable[[], object], repeat: int) -> float:

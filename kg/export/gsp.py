@@ -86,12 +86,12 @@ def read_credentials(
         raise UsageError("--password-file needs --user")
     if user is not None and token_file is not None:
         raise UsageError("give either --user with --password-file, or --token-file, not both")
-    token = _secret(token_file, "--token-file") if token_file is not None else None
+    token = read_secret(token_file, "--token-file") if token_file is not None else None
     if token is None and user is None:
         token = environ.get(TOKEN_VARIABLE) or None
     if user is None:
         return None if token is None else Credentials(token=token)
-    password = _secret(password_file, "--password-file") if password_file is not None else None
+    password = read_secret(password_file, "--password-file") if password_file is not None else None
     if password is None:
         password = environ.get(PASSWORD_VARIABLE)
     if not password:
@@ -99,7 +99,7 @@ def read_credentials(
     return Credentials(user=user, password=password)
 
 
-def _secret(path: str | os.PathLike[str], option: str) -> str:
+def read_secret(path: str | os.PathLike[str], option: str) -> str:
     """The first line of the file ``path``, without its line end."""
     try:
         text = Path(path).read_text(encoding="utf-8")

@@ -18,8 +18,10 @@ turns a :class:`~kg.query.result.Result` into text with it.
     Oxigraph does, the answer is written as ``true`` or ``false`` alone on a line.
 
 A graph result is written in the W3C formats as the SELECT-style table of the variables
-``subject``, ``predicate``, ``object``, so that any SPARQL results parser reads it back; use
-``kg export`` for RDF syntaxes. A message result renders as its text in every format.
+``subject``, ``predicate``, ``object``, so that any SPARQL results parser reads it back;
+:func:`render_graph` writes it in an RDF syntax instead (:data:`GRAPH_FORMATS`, named as
+``kg export`` names them), and ``kg export`` writes the whole store. A message result renders as
+its text in every format.
 
 A result reaches pyoxigraph the same way wherever its rows came from (Oxigraph, an endpoint,
 a shell command): each term in the N-Triples form that pyoxigraph writes (``str(term)``), one
@@ -70,10 +72,14 @@ from kg.query.terms import Term, to_oxigraph
 if TYPE_CHECKING:  # pragma: no cover - imported for annotations only
     import pyoxigraph
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "GRAPH_FORMATS", "render", "render_graph"]
 
 FORMATS = ("table", "csv", "tsv", "json", "xml")
 """The formats :func:`render` writes."""
+
+GRAPH_FORMATS = {"ttl": "TURTLE", "nt": "N_TRIPLES", "jsonld": "JSON_LD", "xml": "RDF_XML"}
+"""The RDF syntaxes :func:`render_graph` writes, by the names ``kg export`` gives them, to pyoxigraph's
+``RdfFormat`` names."""
 
 _LINE_END = {"csv": "\r\n"}  # and "\n" for the others
 
@@ -154,6 +160,41 @@ def render(
         # parsers read a raw one as a line feed; markup holds none, so escaping all of them is safe.
         text = text.replace("\r", "&#13;")
     return text if text.endswith("\n") else text + _LINE_END.get(key, "\n")
+
+
+def render_graph(result: Result, fmt: str = "ttl", *, prefixes: Mapping[str, str] | None = PREFIXES) -> bytes:
+    """The triples of a graph result (CONSTRUCT, DESCRIBE) in one of the RDF syntaxes of :data:`GRAPH_FORMATS`,
+    written by pyoxigraph, in the result's order.
+
+    ``prefixes`` are declared in Turtle and RDF/XML, as ``kg export`` declares them.
+
+    Raises
+    ------
+    kg.errors.UsageError
+        For an unknown format, or a result that is not a graph.
+
+    Examples
+    --------
+    >>> from rdflib import Literal, URIRef
+    >>> from kg.namespace import ENTITY_NAMESPACE, RDFS_IRI
+    >>> r = Result.from_triples([(URIRef(ENTITY_NAMESPACE + "clip"), URIRef(RDFS_IRI + "label"), Literal("CLIP"))])
+    >>> print(render_graph(r, "ttl", prefixes={"entity": ENTITY_NAMESPACE, "rdfs": RDFS_IRI}).decode(), end="")
+    @prefix entity: <https://w3id.org/abstract-kg/resource/entity/> .
+    @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+    entity:clip rdfs:label "CLIP" .
+    >>> render_graph(r, "nt").decode()
+    '<https://w3id.org/abstract-kg/resource/entity/clip> <http://www.w3.org/2000/01/rdf-schema#label> "CLIP" .\\n'
+    """
+    import pyoxigraph as ox
+
+    if fmt not in GRAPH_FORMATS:
+        raise UsageError(f"unknown RDF format {fmt!r}: use one of {', '.join(GRAPH_FORMATS)}")
+    if result.kind != "graph":
+        raise UsageError(f"a {result.kind} result is not a graph")
+    rdf_format = getattr(ox.RdfFormat, GRAPH_FORMATS[fmt])
+    triples = [ox.Triple(*(to_oxigraph(term) for term in triple)) for triple in result.triples]
+    declared = dict(prefixes) if prefixes and rdf_format.name in ("Turtle", "RDF/XML") else None
+    return ox.serialize(triples, format=rdf_format, prefixes=declared)
 
 
 def _oxigraph_format(key: str) -> pyoxigraph.QueryResultsFormat:

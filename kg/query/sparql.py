@@ -1,5 +1,5 @@
-r"""A light reading of SPARQL text, without parsing it: the operation a request starts with, and
-the variables of a ``SELECT *`` in the order the query names them.
+r"""A light reading of SPARQL text, without parsing it: the operation a request starts with, the
+variables of a ``SELECT *`` in the order the query names them, and which of some keywords it holds.
 
 Oxigraph answers ``SELECT *`` with its variables sorted by name (``?o ?p ?s``); people expect
 the order they wrote them in, as other engines give. The text is split into tokens (comments,
@@ -18,14 +18,16 @@ Examples
 True
 >>> in_query_order(["o", "p", "s"], "SELECT DISTINCT * { ?s <urn:p#?q> $o ; ?p [] }")
 ['s', 'o', 'p']
+>>> keywords('SELECT * { SERVICE <http://h/sparql> { ?s ?p "load" } } # LOAD', {"SERVICE", "LOAD"})
+{'SERVICE'}
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-__all__ = ["UPDATE_OPERATIONS", "in_query_order", "operation", "star_variables"]
+__all__ = ["UPDATE_OPERATIONS", "in_query_order", "keywords", "operation", "star_variables"]
 
 UPDATE_OPERATIONS = ("INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH")
 """The words a SPARQL 1.1 Update operation starts with."""
@@ -98,3 +100,9 @@ def in_query_order(columns: Sequence[str], sparql: str) -> list[str]:
     first = [name for name in named if name in present]
     chosen = set(first)
     return first + [name for name in columns if name not in chosen]
+
+
+def keywords(sparql: str, wanted: Collection[str]) -> set[str]:
+    """Which of the keywords ``wanted`` (in upper case) ``sparql`` uses, in any case, as keywords: a word in
+    a string, an IRI, a comment or a prefixed name (``ex:service``) does not count."""
+    return {text.upper() for kind, text in _tokens(sparql) if kind == "word" and text.upper() in wanted}

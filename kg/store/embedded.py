@@ -305,17 +305,38 @@ class EmbeddedStore(Store):
                 self._ox.update(" ;\n".join(updates), prefixes=dict(PREFIXES))
         return len(stale), len(fresh)
 
+    def update(self, sparql: str) -> None:
+        """Run the SPARQL update ``sparql`` (the project's prefixes declared) in one transaction; it is
+        published with what else was written when the store is closed.
+
+        Raises
+        ------
+        SyntaxError
+            The update does not parse.
+        RuntimeError
+            It cannot apply (a ``DROP GRAPH`` of a graph that is not there).
+        OSError
+            Writing failed.
+        """
+        if not self.writable:
+            raise StoreError(f"{self.path}: opened read-only")
+        self._mark_unpublished()
+        self._ox.update(sparql, prefixes=dict(PREFIXES))
+
     @contextmanager
     def _writing(self) -> Iterator[None]:
         """Around every change of the working database: mark it unpublished first, and report a
         failure to write (a full disk) as one line."""
-        if not self._unpublished:
-            mark_unpublished(self.path)
-            self._unpublished = True
+        self._mark_unpublished()
         try:
             yield
         except (OSError, RuntimeError) as err:
             raise StoreError(f"{self.path}: cannot write the store: {_one_line(err)}") from None
+
+    def _mark_unpublished(self) -> None:
+        if not self._unpublished:
+            mark_unpublished(self.path)
+            self._unpublished = True
 
     def publish(self, *, changed: bool = True) -> str:
         """Make what was written the current snapshot, which readers open from now on; returns its

@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from kg.errors import KGError, QueryCancelled, QueryError, QueryTimeoutError
+from kg.errors import KGError, QueryCancelled, QueryError, QueryTimeoutError, ResultTooLargeError
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -125,7 +125,7 @@ class QueryWorker:
             if self._child is None:
                 self._child = _Child.start(self.location)
 
-    def query(self, sparql: str, *, timeout: float | None = None) -> Result:
+    def query(self, sparql: str, *, timeout: float | None = None, max_rows: int | None = None) -> Result:
         """Run ``sparql`` in the child (started if need be) and return its Result.
 
         Parameters
@@ -135,6 +135,9 @@ class QueryWorker:
         timeout : float, optional
             Seconds the query may run (counted once the child has the store open); past them
             the child is stopped. None: no limit.
+        max_rows : int, optional
+            The most rows (or triples) the answer may have; the child reads no further than one
+            past them, so a larger answer costs neither process its size. None: no limit.
 
         Raises
         ------
@@ -142,6 +145,8 @@ class QueryWorker:
             The query ran past ``timeout``; the child was stopped.
         kg.errors.QueryCancelled
             Ctrl-C (or :meth:`stop`) stopped it; the child was stopped.
+        kg.errors.ResultTooLargeError
+            The answer has more than ``max_rows`` rows.
         kg.errors.KGError
             What the query raised in the child: a syntax error, a refused update, a store that
             cannot be opened.
@@ -162,7 +167,7 @@ class QueryWorker:
                 child.receive()  # ("ready",), or the error that kept the store from opening
                 child.ready = True
             started = time.perf_counter()
-            child.send(sparql)
+            child.send((sparql, max_rows))
             if not child.answers.poll(timeout):
                 self.stop()
                 raise QueryTimeoutError(timeout)  # type: ignore[arg-type]  # poll(None) waits for ever
@@ -268,8 +273,8 @@ class _Child:
             os.close(up_write)
         return cls(process, Connection(down_write, readable=False), Connection(up_read, writable=False))
 
-    def send(self, sparql: str) -> None:
-        """Send the child a query.
+    def send(self, request: tuple[str, int | None]) -> None:
+        """Send the child a query and the most rows its answer may have.
 
         Raises
         ------
@@ -277,7 +282,7 @@ class _Child:
             The child has exited.
         """
         try:
-            self.requests.send(sparql)
+            self.requests.send(request)
         except OSError:  # a broken pipe
             self.end()
             raise _Ended(_describe_status(self.process.returncode)) from None
@@ -350,24 +355,43 @@ def _read_answer(kind: str, payload: bytes | bool):
     return ox.parse(payload, format=ox.RdfFormat.N_TRIPLES)
 
 
-def _write_answer(answer) -> tuple[str, bytes | bool]:
-    """A pyoxigraph answer as ``(kind, payload)``, read to its end."""
+def _write_answer(answer, max_rows: int | None = None) -> tuple[str, bytes | bool]:
+    """A pyoxigraph answer as ``(kind, payload)``, read to its end, or to ``max_rows`` rows (or triples).
+
+    Raises
+    ------
+    kg.errors.ResultTooLargeError
+        The answer has more than ``max_rows`` rows; only one more than that was read.
+    """
     import pyoxigraph as ox
 
     if isinstance(answer, ox.QueryBoolean):
         return "ask", bool(answer)
+    if max_rows is None:
+        if isinstance(answer, ox.QuerySolutions):
+            return "select", answer.serialize(format=ox.QueryResultsFormat.TSV)
+        return "graph", answer.serialize(format=ox.RdfFormat.N_TRIPLES)
+    from itertools import islice
+
+    head = list(islice(answer, max_rows + 1))
+    if len(head) > max_rows:
+        raise ResultTooLargeError(max_rows)
     if isinstance(answer, ox.QuerySolutions):
-        return "select", answer.serialize(format=ox.QueryResultsFormat.TSV)
-    return "graph", answer.serialize(format=ox.RdfFormat.N_TRIPLES)
+        # TSV as pyoxigraph writes it: each term in its N-Triples form (which escapes tabs and line
+        # breaks), an unbound variable as an empty field.
+        lines = ["\t".join(str(variable) for variable in answer.variables)]
+        lines.extend("\t".join("" if term is None else str(term) for term in solution) for solution in head)
+        return "select", ("\n".join(lines) + "\n").encode("utf-8")
+    return "graph", ox.serialize(head, format=ox.RdfFormat.N_TRIPLES)
 
 
 # ---------------------------------------------------------------- the child
 
 
 def serve(requests: Connection, answers: Connection, location: str) -> None:
-    """Open the store at ``location`` read-only and answer each query read from ``requests`` on
-    ``answers``, until ``requests`` ends: ``("ready",)`` first, then ``(kind, payload)`` per query,
-    or ``("error", KGError)``, or ``("bug", traceback text)``."""
+    """Open the store at ``location`` read-only and answer each ``(query, max_rows)`` read from
+    ``requests`` on ``answers``, until ``requests`` ends: ``("ready",)`` first, then ``(kind, payload)``
+    per query, or ``("error", KGError)``, or ``("bug", traceback text)``."""
     import traceback
 
     from kg.store.base import open_store
@@ -381,13 +405,13 @@ def serve(requests: Connection, answers: Connection, location: str) -> None:
         answers.send(("ready",))
         while True:
             try:
-                sparql = requests.recv()
+                sparql, max_rows = requests.recv()
             except EOFError:
                 return
             try:
                 store.refresh()  # the graph the last finished build published, as the shell reads it
                 answer = store.answer(sparql)  # type: ignore[attr-defined]  # an EmbeddedStore
-                reply: tuple = _write_answer(answer)
+                reply: tuple = _write_answer(answer, max_rows)
                 del answer  # released in this thread, which made it
             except KGError as err:
                 reply = ("error", err)

@@ -20,6 +20,7 @@ from kg.errors import (
     QueryError,
     QuerySyntaxError,
     QueryTimeoutError,
+    ResultTooLargeError,
     StoreNotFoundError,
     UpdateRefusedError,
 )
@@ -75,6 +76,22 @@ def test_the_worker_answers_as_the_store_does(graph: Path) -> None:
         pid = worker.pid
         assert worker.query("ASK {}").boolean is True and worker.pid == pid
     assert worker.pid is None and gone(pid)
+
+
+def test_a_row_limit_gives_the_whole_answer_or_refuses_it(graph: Path) -> None:
+    with open_store(graph) as store, QueryWorker(graph) as worker:
+        for sparql in QUERIES:
+            here = store.query(sparql)
+            if here.kind == "ask":
+                assert worker.query(sparql, max_rows=1).boolean == here.boolean
+                continue
+            rows = len(here.rows)
+            assert _shape(worker.query(sparql, max_rows=max(rows, 1))) == _shape(here), sparql  # the limit reached
+            if rows:
+                with pytest.raises(ResultTooLargeError, match=f"^the answer has more than {rows - 1} rows"):
+                    worker.query(sparql, max_rows=rows - 1)
+        pid = worker.pid
+        assert worker.query(QUERIES[0]).count == 13 and worker.pid == pid  # refused, the child carries on
 
 
 def test_errors_come_back_as_raised_and_the_worker_carries_on(graph: Path, tmp_path: Path) -> None:
