@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +27,29 @@ from kg.store import Store, open_store
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Headless Chromium, for the tests that render a page (kg viz, kg serve's query page).
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)"
+)
+
+
+def chromium_flags(tmp_path: Path) -> list[str]:
+    """Headless Chromium with a fresh profile and none of its background requests (this machine's
+    network is closed)."""
+    return [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+
+
 SEEDS = REPO / "seeds"
 KG_SCRIPT = Path(sys.executable).parent / "kg"
 

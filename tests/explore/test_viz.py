@@ -7,21 +7,15 @@ import itertools
 import json
 import math
 import re
-import shutil
 import struct
 import subprocess
 import zlib
 from pathlib import Path
 
 import pytest
-from conftest import run_kg
+from conftest import CHROMIUM, chromium_flags, needs_chromium, run_kg
 
 from kg.explore.viz import COLOURS
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)"
-)
 
 
 @pytest.fixture(scope="module")
@@ -121,19 +115,6 @@ def test_the_seeds_picture_of_clip_is_readable(seeds_store: Path, tmp_path: Path
     assert done.returncode == 0, done.stderr
     layout = assert_readable(render_dom(target, tmp_path), crowded=0.1)
     assert sum(e["shown"] for e in layout["edges"]) >= 5  # a picture with names on it, not just arrows
-
-
-def chromium_flags(tmp_path: Path) -> list[str]:
-    return [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]
 
 
 def render_dom(page: Path, tmp_path: Path) -> str:

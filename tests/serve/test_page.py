@@ -12,14 +12,10 @@ from urllib.parse import quote
 
 import pytest
 import requests
+from conftest import CHROMIUM, chromium_flags, needs_chromium
 from serve_helpers import kg_server
 
 from kg.namespace import PREFIXES
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)"
-)
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +45,7 @@ def rendered(server, query: str, tmp_path: Path) -> str:
     """The page's DOM once the query given in its URL has run, as headless Chromium serialises it."""
     command = [
         CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'profile'}",
+        *chromium_flags(tmp_path),
         "--virtual-time-budget=20000",  # virtual time waits for the page's fetch to be answered
         "--dump-dom",
         f"{server.url}/?query={quote(query)}",
