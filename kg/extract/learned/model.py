@@ -57,6 +57,11 @@ MODEL_FILE = MODELS_DIR / "learned_joint.npz"
 ENCODER_FILE = MODELS_DIR / "learned_encoder.onnx"  # the same encoder, int8, for onnxruntime
 USER_DATA_KEY = "kg_learned"
 MAX_PIECES = 510  # MiniLM reads 512 positions, two of them [CLS] and [SEP]
+# Abstracts per encoder call. One: padded beside a longer abstract, an abstract's states come out a little
+# different (the kernels sum in another order), enough to flip a decision at a threshold, so that the
+# graph would depend on which abstracts shared a batch (the number of build workers, their batches); and
+# one abstract at a time, with no padding, was no slower here (5.1 s of CPU for 200 abstracts, 5.4 s by 4).
+ENCODER_BATCH = 1
 # SciERC's label for each predicate, and whether its arguments run the other way (DESIGN.md).
 SCIERC_OF = {
     "usedFor": "USED-FOR",
@@ -156,7 +161,7 @@ class LearnedModel:
         self,
         documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]], Sequence[tuple[int, int]]]],
         *,
-        batch_size: int = 4,
+        batch_size: int = ENCODER_BATCH,
         cache: dict | None = None,
     ) -> list[DocumentPrediction]:
         """For each ``(words, sentences, references)`` (word spans), the spans, their proposed
@@ -174,7 +179,7 @@ class LearnedModel:
         ]
 
     def encode(
-        self, documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]]]], *, batch_size: int = 4
+        self, documents: Sequence[tuple[Sequence[str], Sequence[tuple[int, int]]]], *, batch_size: int = ENCODER_BATCH
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Each abstract's piece states, and the first and last piece of each word among them."""
         chunks = []  # (document, (ids, firsts, lasts, first word))
