@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 
 WRITE_BATCH = 128  # documents per transaction
 PENDING_LIMIT = 10_000  # source locations of known documents written at once
+# Documents between flushes of the store's write buffers to disk. Oxigraph lets RocksDB buffer up to 128 MB
+# per column family (a dozen of them) before it writes them out, so a build's memory would grow with the
+# corpus up to 1.5 GB; flushed every 2048 documents (about 15 MB), it stays flat (measured: 95 MB instead
+# of 855 MB after 60k documents' worth of writes).
+FLUSH_EVERY = 2048
 
 
 @dataclass
@@ -224,6 +229,8 @@ def _extract(
             store.write(batch + pending)
             batch.clear()
             pending.clear()
+        if done % FLUSH_EVERY == 0:
+            store.flush()
         tally.add(record)
     store.write(batch + pending)
 

@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -121,10 +122,20 @@ def _paired(future: Future, batch: list[Document]) -> Iterator[tuple[T, Document
 
 
 def _start_worker() -> None:
-    """In each worker process, before anything numerical loads: one thread per library, and Ctrl-C
-    left to the parent (which shuts the pool down)."""
+    """In each worker process, before anything numerical loads: one thread per library, Ctrl-C left to
+    the parent (which shuts the pool down), and an end when the parent is gone (killed, it cannot shut
+    the pool down, and the workers would wait for work forever)."""
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in THREAD_VARIABLES:
         os.environ[name] = "1"
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()

@@ -163,6 +163,7 @@ class EmbeddedStore(Store):
             digests = _digests(chunk, unique=False)
             new = ~_among(digests, found)
             self._ox.extend([ox.Quad(t.subject, t.predicate, t.object, target) for t, n in zip(chunk, new) if n])
+            self._ox.flush()  # RocksDB would buffer up to 128 MB per column family, growing with the corpus
             wanted.append(digests)
             fresh.append(digests[new])
         wanted_digests = _unique(wanted)
@@ -172,6 +173,7 @@ class EmbeddedStore(Store):
                 digests = _digests(chunk, unique=False)
                 gone = ~_among(digests, wanted_digests)
                 self._ox.extend([ox.Quad(t.subject, t.predicate, t.object, removals) for t, g in zip(chunk, gone) if g])
+                self._ox.flush()
                 stale.append(digests[gone])
         updates = [] if then is None else [then]
         if target == additions:
@@ -217,8 +219,8 @@ class EmbeddedStore(Store):
             self._lock = None
 
 
-CHUNK = 25_000
-"""Triples per transaction when a replacement streams into the store."""
+CHUNK = 50_000
+"""Triples per transaction (and flush of the write buffers) when a replacement streams into the store."""
 
 
 def _chunks(items, size: int):

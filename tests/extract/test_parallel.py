@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pytest
 from conftest import REPO, SEEDS
@@ -75,3 +77,35 @@ def test_a_worker_that_dies_is_one_clear_error() -> None:
     future.set_exception(BrokenProcessPool("terminated abruptly"))
     with pytest.raises(WorkerError, match="an extraction process stopped unexpectedly"):
         list(parallel._paired(future, []))
+
+
+def test_worker_processes_end_when_their_parent_is_killed() -> None:
+    script = (
+        "import multiprocessing, time\n"
+        "from kg.extract.parallel import in_processes\n"
+        "from kg.ingest import Document\n"
+        "documents = [Document(str(k), 'text', 'a.txt:1') for k in range(4)]\n"
+        "results = in_processes(iter(documents), list, workers=2, batch_size=1)\n"
+        "next(results)\n"
+        "print(' '.join(str(p.pid) for p in multiprocessing.active_children()), flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+    finally:
+        parent.kill()
+        parent.wait()
+    assert len(workers) == 2
+    for _ in range(100):
+        if not any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in workers):
+            break
+        time.sleep(0.1)
+    assert [pid for pid in workers if Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)] == []
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0]
+    except (OSError, IndexError):
+        return "zombie"
