@@ -103,11 +103,13 @@ FIND_ENTITIES = f"""SELECT ?entity ?label ?type ?match ?needle (COUNT(DISTINCT ?
 """Entities with a label or alias (``?match``) that contains the lower-case text bound to
 ``?needle``, with the number of papers that mention them."""
 
-ENTITY_PAPERS = """SELECT ?entity ?paper ?proposes WHERE {
-  ?paper kg:mentions ?entity .
-  BIND(EXISTS { ?paper kg:proposes ?entity } AS ?proposes)
-} ORDER BY ?paper"""
-"""The papers that mention the entity bound to ``?entity``, and whether each proposes it."""
+# Two plain patterns, sorted by the caller: at 50k papers, for an entity 18k of them mention, ORDER BY
+# took 3.4 s and an EXISTS per paper 0.4 s, where these take 0.3 s together.
+ENTITY_PAPERS = "SELECT ?entity ?paper WHERE { ?paper kg:mentions ?entity }"
+"""The papers that mention the entity bound to ``?entity``, in no particular order."""
+
+ENTITY_PROPOSERS = "SELECT ?entity ?paper WHERE { ?paper kg:proposes ?entity }"
+"""The papers that propose the entity bound to ``?entity``, in no particular order."""
 
 # MIN picks the same evidence sentence on every run (SAMPLE need not). Each branch of the UNION holds
 # every pattern on the statement, so that the bound ?entity leads in both: joined after the UNION, the
