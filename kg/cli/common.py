@@ -78,6 +78,7 @@ def shared_options() -> dict[str, argparse.ArgumentParser]:
         "--workers",
         type=_positive_int,
         default=None,
+        metavar="N",
         help="extraction processes, one thread each (kg build: default one per core; kg extract: default 1)",
     )
     nlp.add_argument(
