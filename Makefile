@@ -26,7 +26,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[model,test]'
+	$(PY) -m pip install --quiet -e '.[model,test,cluster]'
 	touch $(STAMP)
 
 run: install
@@ -47,9 +47,12 @@ lint: install
 bench: export OMP_NUM_THREADS = 1
 bench: export OPENBLAS_NUM_THREADS = 1
 bench: export MKL_NUM_THREADS = 1
+# BENCH_SIZES=1000,10000 make bench for a shorter run; the scale figures also go to bench-scale.json.
+BENCH_SIZES ?= 1000,10000,50000
 bench: install
 	$(PY) -m kg.eval.bench
 	$(PY) -m kg.eval.bench_paths
+	$(PY) -m kg.eval.bench_scale --sizes $(BENCH_SIZES) --json bench-scale.json
 
 # Reruns the README's examples (marked <!-- example -->) and writes what the commands print today.
 readme: install

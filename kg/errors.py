@@ -98,6 +98,11 @@ class UnknownModelError(ModelNotFoundError):
     exit_status = 2
 
 
+class WorkerError(KGError):
+    """Extraction in other processes failed: a worker process stopped, or the Dask scheduler given to
+    ``kg build --scheduler`` cannot be reached, or its workers failed."""
+
+
 class StoreError(KGError):
     """The store cannot be opened, is locked, or is damaged."""
 

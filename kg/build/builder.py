@@ -18,17 +18,28 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kg.build.consolidate import consolidate
 from kg.build.extraction_graph import awaiting_consolidation, record_quads
 from kg.build.triples import paper_triples, source_triple
 from kg.errors import InputError, KGError, StoreBusyError
+from kg.extract.parallel import batches
 from kg.ingest import Document, iter_source_files, read_documents
 from kg.progress import Progress
 from kg.store import EmbeddedStore, Quad, Triple, default_store_path, open_store
 from kg.store.queries import PAPER_IDS
 
+if TYPE_CHECKING:
+    from kg.extract.records import DocumentRecord
+
 WRITE_BATCH = 128  # documents per transaction
+PENDING_LIMIT = 10_000  # source locations of known documents written at once
+# Documents between flushes of the store's write buffers to disk. Oxigraph lets RocksDB buffer up to 128 MB
+# per column family (a dozen of them) before it writes them out, so a build's memory would grow with the
+# corpus up to 1.5 GB; flushed every 2048 documents (about 15 MB), it stays flat (measured: 95 MB instead
+# of 855 MB after 60k documents' worth of writes).
+FLUSH_EVERY = 2048
 
 
 @dataclass
@@ -64,10 +75,12 @@ def build(
     store: str | Path | None = None,
     model: str | None = None,
     profile: str = "default",
-    workers: int = 1,
+    workers: int | None = None,
     skip_bad: bool = False,
     wait: bool = False,
     progress: Progress | None = None,
+    scheduler: str | None = None,
+    shards: str | Path | None = None,
 ) -> BuildReport:
     """Build (or extend) the graph in ``store`` from ``sources``.
 
@@ -81,15 +94,22 @@ def build(
         The spaCy pipeline (see :func:`kg.extract.model.resolve_model`).
     profile : str
         The extraction profile, one of :data:`kg.extract.pipeline.PROFILES` (as ``kg extract --profile``).
-    workers : int
-        Extraction processes.
+    workers : int, optional
+        Extraction processes, each with one thread for its numerical work; default one per core (but
+        no more than the work needs). 1 extracts in this process.
     skip_bad : bool
         Skip bad records (reported in ``BuildReport.bad``) instead of stopping at the first.
     wait : bool
         If another build is writing the store, wait for it to finish instead of raising
         :class:`kg.errors.StoreBusyError`.
     progress : callable, optional
-        Called as ``progress(done, total)`` while documents are extracted.
+        Called as ``progress(done, total, entities=..., relations=...)`` while documents are extracted.
+    scheduler : str, optional
+        The address of a Dask scheduler (``tcp://HOST:8786``): extraction runs on its workers instead
+        of local processes (:mod:`kg.build.cluster`); this process still writes the store.
+    shards : path, optional
+        Also write the finished graph to this folder as N-Quads shards, for a server store's bulk
+        loader (:mod:`kg.build.shards`).
 
     Raises
     ------
@@ -113,7 +133,17 @@ def build(
             stored = _stored_ids(target)
             todo = [doc_id for doc_id in seen if doc_id not in stored]
             report.new = len(todo)
-            _write(target, files, set(todo), model=model, profile=profile, workers=workers, progress=progress)
+            _write(
+                target,
+                files,
+                set(todo),
+                model=model,
+                profile=profile,
+                workers=workers,
+                progress=progress,
+                scheduler=scheduler,
+                shards=shards,
+            )
             report.triples_after = len(target)
     except StoreBusyError:
         raise  # the store is another build's
@@ -148,16 +178,25 @@ def _write(
     *,
     model: str | None,
     profile: str,
-    workers: int,
+    workers: int | None,
     progress: Progress | None,
+    scheduler: str | None = None,
+    shards: str | Path | None = None,
 ) -> None:
     if todo:
-        _extract(store, files, todo, model=model, profile=profile, workers=workers, progress=progress)
+        _extract(
+            store, files, todo, model=model, profile=profile, workers=workers, progress=progress, scheduler=scheduler
+        )
     else:
         # Nothing to extract: record new source locations only, and never load a model.
-        store.write(source_triple(d) for d in read_documents(files, on_error=_ignore))
+        for chunk in batches(read_documents(files, on_error=_ignore), size=PENDING_LIMIT):
+            store.write(source_triple(d) for d in chunk)
     if awaiting_consolidation(store):
         consolidate(store)
+    if shards is not None:
+        from kg.build.shards import write_shards
+
+        write_shards(store, Path(shards))
 
 
 def _extract(
@@ -167,28 +206,66 @@ def _extract(
     *,
     model: str | None,
     profile: str,
-    workers: int,
+    workers: int | None,
     progress: Progress | None,
+    scheduler: str | None = None,
 ) -> None:
-    from kg.extract.pipeline import Extractor
-
+    # Documents stream from the sources through the extraction (worker processes, or a Dask cluster) to
+    # this process, the one writer, a batch of papers per transaction: what is held here is the ids of
+    # the documents to extract and the few batches in flight, however large the corpus.
     pending: list[Triple] = []  # source locations of documents already stored or already queued
-    extractor = Extractor(model=model, profile=profile, workers=workers)
-    fresh = _first_occurrences(read_documents(files, on_error=_ignore), todo, pending)
+    fresh = _first_occurrences(read_documents(files, on_error=_ignore), todo, pending, store)
+    if scheduler is not None:
+        from kg.build.cluster import extract_on_cluster
+
+        extracted = extract_on_cluster(fresh, scheduler=scheduler, model=model, profile=profile)
+    else:
+        from kg.extract.parallel import BATCH, default_workers
+        from kg.extract.pipeline import Extractor
+
+        # By default one process per core, but no more than there are batches of work for (a process
+        # costs seconds to start); batches small enough that every process gets some.
+        processes = workers or min(default_workers(), -(-len(todo) // (4 * BATCH)))
+        size = max(1, min(BATCH, -(-len(todo) // (2 * processes))))
+        extracted = Extractor(model=model, profile=profile, workers=processes, batch_size=size).extract_with_documents(
+            fresh
+        )
+    tally = _Tally(len(todo), progress)
     batch: list[Triple | Quad] = []
-    for done, (record, document) in enumerate(extractor.extract_with_documents(fresh), 1):
+    for done, (record, document) in enumerate(extracted, 1):
         batch += paper_triples(document)
         batch += record_quads(record)
         if done % WRITE_BATCH == 0:
             store.write(batch + pending)
             batch.clear()
             pending.clear()
-        if progress is not None:
-            progress(done, len(todo))
+        if done % FLUSH_EVERY == 0:
+            store.flush()
+        tally.add(record)
     store.write(batch + pending)
 
 
-def _first_occurrences(documents: Iterator[Document], todo: set[str], pending: list[Triple]) -> Iterator[Document]:
+class _Tally:
+    """What the build has extracted so far, for the progress bar: documents, entities (distinct names,
+    before consolidation merges them) and relations."""
+
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.total, self.progress = total, progress
+        self.done = self.relations = 0
+        self.entities: set[str] = set()
+
+    def add(self, record: DocumentRecord) -> None:
+        self.done += 1
+        if self.progress is None:
+            return
+        self.entities.update(entity.id for entity in record.entities)
+        self.relations += len(record.relations)
+        self.progress(self.done, self.total, entities=len(self.entities), relations=self.relations)
+
+
+def _first_occurrences(
+    documents: Iterator[Document], todo: set[str], pending: list[Triple], store: EmbeddedStore
+) -> Iterator[Document]:
     queued: set[str] = set()
     for document in documents:
         if document.id in todo and document.id not in queued:
@@ -196,6 +273,9 @@ def _first_occurrences(documents: Iterator[Document], todo: set[str], pending: l
             yield document
         else:
             pending.append(source_triple(document))
+            if len(pending) >= PENDING_LIMIT:  # a long run of known documents: write as it goes
+                store.write(pending)
+                pending.clear()
 
 
 def _ignore(_: InputError) -> None:

@@ -27,7 +27,7 @@ Examples
 ... })
 >>> [(c.key, c.label, c.type, c.aliases) for c in found.concepts.values()]
 [('lora', 'LoRA', 'Method', ('Low-Rank Adaptation',))]
->>> found.key_of["p1", "low-rank-adaptation"]
+>>> found.key_of["low-rank-adaptation"]
 'lora'
 """
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kg.extract.records import Entity
 from kg.namespace import ENTITY_TYPES
@@ -57,31 +57,63 @@ class Concept:
 
 @dataclass(frozen=True)
 class Concepts:
-    """The corpus's concepts by key, and the concept each paper's entity belongs to."""
+    """The corpus's concepts by key, and the concept each entity (by its ``id`` in the records) belongs to."""
 
     concepts: dict[str, Concept]  # by key, in order of key
-    key_of: dict[tuple[str, str], str]  # (paper, the entity's id in that paper's record) -> concept key
+    key_of: dict[str, str]  # an entity's id in the records -> its concept's key
+
+
+class ConceptVotes:
+    """What the papers said about each entity id, added paper by paper: all :func:`find_concepts` needs.
+
+    Memory grows with the number of distinct entity ids (and of their names), not with the number
+    of papers, so that the records of a large corpus can stream past: ``votes.add(record.entities)``
+    for each, then :meth:`concepts`.
+    """
+
+    def __init__(self) -> None:
+        self._votes: dict[str, _Votes] = {}
+
+    def add(self, entities: Iterable[Entity]) -> None:
+        """Count the entities of one paper."""
+        for entity in entities:
+            votes = self._votes.get(entity.id)
+            if votes is None:
+                votes = self._votes[entity.id] = _Votes()
+            votes.papers += 1
+            votes.labels[entity.label] += 1
+            votes.aliases.update(entity.aliases)
+            votes.mentions[entity.type] += max(1, len(entity.mentions))
+            votes.typed[entity.type] += 1
+
+    def concepts(self) -> Concepts:
+        """The concepts of every entity counted so far."""
+        votes = self._votes
+        names = _Partition()
+        for key in sorted(votes):
+            for label in votes[key].labels:
+                names.union(_KEY + key, _FORM + fold(label))
+        # Each round of joins may merge two concepts that define the same acronym, which can make
+        # another acronym unambiguous: repeat until nothing changes (joins only ever merge).
+        while True:
+            merged = [names.union(short, concept) for short, concept in _acronym_joins(votes, names)]
+            if not any(merged):
+                break
+        groups: dict[str, list[str]] = {}
+        for key in sorted(votes):
+            groups.setdefault(names.find(_KEY + key), []).append(key)
+        concept_of_root = {root: _concept({key: votes[key] for key in keys}) for root, keys in groups.items()}
+        key_of = {key: concept_of_root[names.find(_KEY + key)].key for key in votes}
+        concepts = {concept.key: concept for concept in sorted(concept_of_root.values(), key=lambda c: c.key)}
+        return Concepts(concepts=concepts, key_of=key_of)
 
 
 def find_concepts(records: Mapping[str, Sequence[Entity]]) -> Concepts:
     """The concepts of the entities of ``records`` (each paper's entities, by paper)."""
-    members = [(paper, entity) for paper in sorted(records) for entity in records[paper]]
-    names = _Partition()
-    for _, entity in members:
-        names.union(_KEY + entity.id, _FORM + fold(entity.label))
-    # Each round of joins may merge two concepts that define the same acronym, which can make
-    # another acronym unambiguous: repeat until nothing changes (joins only ever merge).
-    while True:
-        merged = [names.union(short, concept) for short, concept in _acronym_joins(members, names)]
-        if not any(merged):
-            break
-    groups: dict[str, list[Entity]] = {}
-    for _, entity in members:
-        groups.setdefault(names.find(_KEY + entity.id), []).append(entity)
-    concept_of_root = {root: _concept(entities) for root, entities in groups.items()}
-    key_of = {(paper, entity.id): concept_of_root[names.find(_KEY + entity.id)].key for paper, entity in members}
-    concepts = {concept.key: concept for concept in sorted(concept_of_root.values(), key=lambda c: c.key)}
-    return Concepts(concepts=concepts, key_of=key_of)
+    votes = ConceptVotes()
+    for paper in records:
+        votes.add(records[paper])
+    return votes.concepts()
 
 
 def is_acronym(text: str) -> bool:
@@ -95,50 +127,60 @@ def is_acronym(text: str) -> bool:
     return " " not in text and sum(ch.isupper() for ch in text) >= 2
 
 
-def _acronym_joins(members: Iterable[tuple[str, Entity]], names: _Partition) -> list[tuple[str, str]]:
+@dataclass
+class _Votes:
+    """What the papers naming one entity id said about it."""
+
+    papers: int = 0  # papers whose record has an entity with this id
+    labels: Counter[str] = field(default_factory=Counter)  # the label each paper gives it
+    aliases: set[str] = field(default_factory=set)  # every other surface form
+    mentions: Counter[str] = field(default_factory=Counter)  # mentions by type
+    typed: Counter[str] = field(default_factory=Counter)  # papers by type
+
+
+def _acronym_joins(votes: Mapping[str, _Votes], names: _Partition) -> list[tuple[str, str]]:
     """(acronym, the one concept defining it) for each acronym that only one concept defines."""
     defined_by: dict[str, set[str]] = {}
-    for _, entity in members:
-        for alias in entity.aliases:
+    for key, vote in votes.items():
+        for alias in vote.aliases:
             if is_acronym(alias):
-                defined_by.setdefault(fold(alias), set()).add(names.find(_KEY + entity.id))
+                defined_by.setdefault(fold(alias), set()).add(names.find(_KEY + key))
     return [(_FORM + short, roots.pop()) for short, roots in sorted(defined_by.items()) if len(roots) == 1]
 
 
-def _concept(entities: Sequence[Entity]) -> Concept:
-    """One concept from the entities of every paper that names it."""
-    label = _label(entities)
+def _concept(votes: Mapping[str, _Votes]) -> Concept:
+    """One concept from the votes of the entity ids that name it."""
+    label = _label(votes.values())
     label_fold = fold(label)
-    forms = {text for entity in entities for text in (entity.label, *entity.aliases) if fold(text) != label_fold}
-    return Concept(key=_key(entities, label), label=label, type=_type(entities), aliases=tuple(sorted(forms)))
+    forms = {text for vote in votes.values() for text in (*vote.labels, *vote.aliases) if fold(text) != label_fold}
+    return Concept(key=_key(votes, label), label=label, type=_type(votes.values()), aliases=tuple(sorted(forms)))
 
 
-def _label(entities: Sequence[Entity]) -> str:
+def _label(votes: Iterable[_Votes]) -> str:
     # Each paper's entity votes for the name the paper gives it (a long form where it defines an acronym).
     # Spellings that fold alike pool their votes; a tie goes to the longer, more descriptive name.
-    votes = Counter(entity.label for entity in entities)
     by_fold: dict[str, Counter[str]] = {}
-    for text, count in votes.items():
-        by_fold.setdefault(fold(text), Counter())[text] += count
+    for vote in votes:
+        for text, count in vote.labels.items():
+            by_fold.setdefault(fold(text), Counter())[text] += count
     best = min(by_fold, key=lambda f: (-sum(by_fold[f].values()), -len(f), f))
     return min(by_fold[best], key=lambda text: (-by_fold[best][text], text))
 
 
-def _type(entities: Sequence[Entity]) -> str:
+def _type(votes: Iterable[_Votes]) -> str:
     # A vote per mention; ties go to the type more papers gave, then to the order of ENTITY_TYPES.
     mentions, papers = Counter[str](), Counter[str]()
-    for entity in entities:
-        mentions[entity.type] += max(1, len(entity.mentions))
-        papers[entity.type] += 1
+    for vote in votes:
+        mentions.update(vote.mentions)
+        papers.update(vote.typed)
     order = {name: index for index, name in enumerate(ENTITY_TYPES)}
     return min(mentions, key=lambda t: (-mentions[t], -papers[t], order.get(t, len(order)), t))
 
 
-def _key(entities: Sequence[Entity], label: str) -> str:
+def _key(votes: Mapping[str, _Votes], label: str) -> str:
     # The key most papers gave; on a tie, the one the label reads as, so that the IRI names it.
-    counts = Counter(entity.id for entity in entities)
     own = entity_key(label)
-    return min(counts, key=lambda key: (-counts[key], key != own, key))
+    return min(votes, key=lambda key: (-votes[key].papers, key != own, key))
 
 
 class _Partition:

@@ -26,14 +26,14 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, SKOS, XSD
 
-from kg.build.concepts import Concept, find_concepts
+from kg.build.concepts import Concept, Concepts, ConceptVotes
 from kg.build.extraction_graph import stored_records
 from kg.rdf import KG, entity_iri, statement_iri
 from kg.store.queries import CLEAR_AWAITING, DERIVED_TRIPLES
@@ -50,24 +50,33 @@ _PAPER_LINK_BY_TYPE = {"Method": KG.uses, "Dataset": KG.evaluatesOn, "Task": KG.
 def consolidate(store: Store) -> tuple[int, int]:
     """Replace the store's entity-level triples by those derived from all its records.
 
-    Returns the number of triples removed and added.
+    The records stream past twice, one at a time: once to count the votes that decide the concepts,
+    once to derive each paper's triples, which the store compares with what it holds as they come
+    (:meth:`kg.store.Store.replace`). So memory grows with the number of distinct entities, not of
+    papers. Returns the number of triples removed and added.
     """
-    records = dict(stored_records(store))
-    return store.replace(DERIVED_TRIPLES, derived_triples(records), then=CLEAR_AWAITING)
+    votes = ConceptVotes()
+    for _, record in stored_records(store):
+        votes.add(record.entities)
+    found = votes.concepts()
+    return store.replace(DERIVED_TRIPLES, _derived(found, stored_records(store)), then=CLEAR_AWAITING)
 
 
 def derived_triples(records: Mapping[str, DocumentRecord]) -> list[Triple]:
     """Every entity-level triple of the papers whose records ``records`` holds (by paper IRI)."""
-    found = find_concepts({paper: record.entities for paper, record in records.items()})
-    triples: list[Triple] = []
+    votes = ConceptVotes()
+    for record in records.values():
+        votes.add(record.entities)
+    return list(_derived(votes.concepts(), ((paper, records[paper]) for paper in sorted(records))))
+
+
+def _derived(found: Concepts, records: Iterable[tuple[str, DocumentRecord]]) -> Iterator[Triple]:
     for concept in found.concepts.values():
-        triples += _entity_triples(concept)
-    for paper in sorted(records):
-        record = records[paper]
-        key_of = {entity.id: found.key_of[paper, entity.id] for entity in record.entities}
-        triples += _paper_links(URIRef(paper), record, key_of, found.concepts)
-        triples += _statements(URIRef(paper), record.relations, key_of)
-    return triples
+        yield from _entity_triples(concept)
+    for paper, record in records:
+        key_of = {entity.id: found.key_of[entity.id] for entity in record.entities}
+        yield from _paper_links(URIRef(paper), record, key_of, found.concepts)
+        yield from _statements(URIRef(paper), record.relations, key_of)
 
 
 def _entity_triples(concept: Concept) -> list[Triple]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from rdflib import Literal, URIRef
 
 from kg.extract.records import DocumentRecord
-from kg.namespace import AWAITS_CONSOLIDATION, EXTRACTION_GRAPH, EXTRACTION_RECORD
+from kg.namespace import AWAITS_CONSOLIDATION, EXTRACTION_GRAPH, EXTRACTION_RECORD, PREFIXES
 from kg.rdf import paper_iri
 from kg.store.queries import AWAITING_CONSOLIDATION, EXTRACTION_RECORDS
 
@@ -56,7 +56,14 @@ def read_record(literal: object) -> DocumentRecord:
 
 
 def stored_records(store: Store) -> Iterator[tuple[str, DocumentRecord]]:
-    """Every stored paper's IRI with its record, in no particular order."""
+    """Every stored paper's IRI with its record, in no particular order, one at a time (read from the
+    store as they are asked for, so that a large corpus streams past)."""
+    from kg.store import EmbeddedStore
+
+    if isinstance(store, EmbeddedStore):
+        for paper, text in store.ox.query(EXTRACTION_RECORDS, prefixes=dict(PREFIXES)):
+            yield paper.value, read_record(text.value)
+        return
     from kg.store.select import select_strings
 
     for paper, text in select_strings(store, EXTRACTION_RECORDS):

@@ -27,7 +27,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         workers=args.workers,
         skip_bad=args.skip_bad,
         wait=args.wait,
-        progress=terminal_progress("extracting", "abstract"),
+        progress=None if args.quiet else terminal_progress("extracting", "abstract"),
+        scheduler=args.scheduler,
+        shards=args.shards,
     )
     _report_skipped(report.bad)
     print(report.summary(), file=sys.stderr)
@@ -36,11 +38,25 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 @options("build", parents=("nlp",))
 def _build_options(parser: argparse.ArgumentParser) -> None:
-    """The shared ones (SOURCE, --workers, --model, --profile, --skip-bad), and --wait."""
+    """The shared ones (SOURCE, --workers, --model, --profile, --skip-bad), --wait, and where extraction
+    runs and what else the build writes."""
     parser.add_argument(
         "--wait",
         action="store_true",
         help="if another build is writing the store, wait for it to finish (default: fail at once)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (the summary line stays)")
+    parser.add_argument(
+        "--scheduler",
+        metavar="URL",
+        default=None,
+        help="extract on the workers of this Dask scheduler (tcp://HOST:8786); this process writes the store",
+    )
+    parser.add_argument(
+        "--shards",
+        metavar="DIR",
+        default=None,
+        help="also write the graph to DIR as N-Quads shards for a server store's bulk loader",
     )
 
 
@@ -66,7 +82,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     # Validate everything first so that bad input stops before any output is written.
     for _ in read_documents(files, on_error=bad.append if args.skip_bad else None):
         pass
-    extractor = Extractor(model=args.model, profile=args.profile, workers=args.workers)
+    extractor = Extractor(model=args.model, profile=args.profile, workers=args.workers or 1)
     out = sys.stdout
     for record in extractor.extract(read_documents(files, on_error=lambda _: None)):
         out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")

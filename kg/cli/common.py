@@ -80,7 +80,13 @@ def shared_options() -> dict[str, argparse.ArgumentParser]:
     )
     nlp = argparse.ArgumentParser(add_help=False)
     nlp.add_argument("sources", nargs="*", metavar="SOURCE", help="a .txt, .jsonl, .csv or .tsv file, or a folder")
-    nlp.add_argument("--workers", type=_positive_int, default=1, help="extraction processes (default 1)")
+    nlp.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="extraction processes, one thread each (kg build: default one per core; kg extract: default 1)",
+    )
     nlp.add_argument(
         "--model", default=None, help="spaCy pipeline (default: $KG_SPACY_MODEL or the installed en_core_web_sm)"
     )

@@ -147,6 +147,16 @@ class LinkTable:
         self._around[node] = costs
         return costs
 
+    def linked(self, node: int) -> set[int]:
+        """The concepts linked to ``node``: the keys of :meth:`around`, without working out the costs."""
+        graph = self.graph
+        found: set[int] = set()
+        if self.co_mentions:
+            found.update(chain.from_iterable(map(graph.entities_of.__getitem__, graph.papers_of[node])))
+        found.update(other for other, _ in self._related(node))
+        found.discard(node)
+        return found
+
     def ring(self, frontier: set[int]) -> set[int]:
         """Every concept linked to some concept of ``frontier``."""
         return set(self.weights(frontier))

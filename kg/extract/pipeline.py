@@ -13,7 +13,8 @@ it refuses a text of 1,000,000 characters; passages keep both at the cost of a s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 _EXCLUDED = ("ner",)
 BATCH_SIZE = 64
 # spaCy's cost per character also rises with the length of a batch (tok2vec's arrays outgrow the caches):
-# 64 passages of 10,000 characters cost 1.4 times as much per character as 64 abstracts. In one process a
+# 64 passages of 10,000 characters cost 1.4 times as much per character as 64 abstracts. A
 # batch is cut at this many characters too; 64 seed abstracts hold about 80,000.
 BATCH_CHARS = 100_000
 # "default" is the joint model learned from the project's annotations (also named "learned"): on the
@@ -121,17 +122,44 @@ class Extractor:
     model : str, optional
         spaCy pipeline name or path; default from ``$KG_SPACY_MODEL`` or the installed one.
     profile : {"default", "rules", "learned", "scierc"}
-        ``default`` or ``rules``: vocabularies and rules over the parse; ``learned``: the learned joint model;
-        ``scierc`` keeps every typed span (what the SciERC benchmark scores).
+        ``default`` or ``learned``: the joint model learned from the project's annotations; ``rules``: the
+        vocabularies and rules over the parse; ``scierc`` keeps every typed span (what the SciERC benchmark scores).
     workers : int
-        Processes for ``nlp.pipe``; 1 runs in this process.
+        Extraction processes (:mod:`kg.extract.parallel`), each with one thread for its numerical work;
+        1 runs in this process, on one thread too.
+    batch_size : int, optional
+        Documents per task sent to a worker process (default :data:`kg.extract.parallel.BATCH`).
     """
 
     def __init__(
-        self, *, model: str | None = None, profile: str = "default", workers: int = 1, settings: dict | None = None
+        self,
+        *,
+        model: str | None = None,
+        profile: str = "default",
+        workers: int = 1,
+        settings: dict | None = None,
+        batch_size: int | None = None,
     ) -> None:
-        self.nlp = build_pipeline(model, profile=profile, settings=settings)
+        self.model, self.profile, self.settings = model, profile, settings
         self.workers = max(1, workers)
+        self.batch_size = batch_size
+        self._nlp: Language | None = None
+        if self.workers == 1:
+            self.nlp  # noqa: B018  (load now, so that a missing model is reported before any output)
+        else:
+            resolve_model(model)  # the workers load the pipeline; a missing one is reported here first
+            if profile not in PROFILES:
+                raise UsageError(f"unknown profile {profile!r}; choose one of: {', '.join(PROFILES)}")
+
+    @property
+    def nlp(self) -> Language:
+        """The pipeline of this process (loaded on first use)."""
+        if self._nlp is None:
+            from kg.extract.parallel import one_thread
+
+            with one_thread():
+                self._nlp = build_pipeline(self.model, profile=self.profile, settings=self.settings)
+        return self._nlp
 
     def extract(self, documents: Iterable[Document]) -> Iterator[DocumentRecord]:
         for record, _ in self.extract_with_documents(documents):
@@ -139,23 +167,46 @@ class Extractor:
 
     def extract_with_documents(self, documents: Iterable[Document]) -> Iterator[tuple[DocumentRecord, Document]]:
         """Like :meth:`extract`, each record paired with the document it came from."""
-
-        def pieces() -> Iterator[tuple[str, tuple[Document, int, bool]]]:
-            for document in documents:
-                ranges = passages(document.text)
-                for k, (start, end) in enumerate(ranges):
-                    yield document.text[start:end], (document, start, k == len(ranges) - 1)
+        from kg.extract.parallel import BATCH, in_processes, one_thread
 
         if self.workers > 1:
-            processed = self.nlp.pipe(pieces(), as_tuples=True, batch_size=BATCH_SIZE, n_process=self.workers)
-        else:
-            processed = (
-                item
-                for batch in _batches(pieces())
-                for item in self.nlp.pipe(batch, as_tuples=True, batch_size=len(batch))
-            )
-        parts: list[tuple[int, DocumentRecord]] = []
-        for doc, (document, start, last) in processed:
+            task = partial(extract_batch, model=self.model, profile=self.profile, settings=self.settings)
+            yield from in_processes(documents, task, workers=self.workers, batch_size=self.batch_size or BATCH)
+            return
+        with one_thread():
+            yield from _records(self.nlp, documents)
+
+
+def extract_batch(
+    documents: Sequence[Document], *, model: str | None, profile: str, settings: dict | None = None
+) -> list[DocumentRecord]:
+    """The record of each of ``documents``, in order, from this process's pipeline (loaded on first use,
+    then kept): the task each extraction process, local (:mod:`kg.extract.parallel`) or on a Dask
+    worker (:mod:`kg.build.cluster`), runs on a batch."""
+    from kg.extract.parallel import one_thread
+
+    key = (model, profile, tuple(sorted((settings or {}).items())))
+    with one_thread():
+        if key not in _PIPELINES:
+            _PIPELINES[key] = build_pipeline(model, profile=profile, settings=settings)
+        return [record for record, _ in _records(_PIPELINES[key], documents)]
+
+
+_PIPELINES: dict[tuple, Language] = {}  # this process's pipelines, by model, profile and settings
+
+
+def _records(nlp: Language, documents: Iterable[Document]) -> Iterator[tuple[DocumentRecord, Document]]:
+    """Each document's record from ``nlp``, read in :func:`passages` and batches of :func:`_batches`."""
+
+    def pieces() -> Iterator[tuple[str, tuple[Document, int, bool]]]:
+        for document in documents:
+            ranges = passages(document.text)
+            for k, (start, end) in enumerate(ranges):
+                yield document.text[start:end], (document, start, k == len(ranges) - 1)
+
+    parts: list[tuple[int, DocumentRecord]] = []
+    for batch in _batches(pieces()):
+        for doc, (document, start, last) in nlp.pipe(batch, as_tuples=True, batch_size=len(batch)):
             parts.append((start, record_from_doc(doc, document)))
             if last:
                 yield (parts[0][1] if len(parts) == 1 else merge_records(parts)), document

@@ -257,12 +257,16 @@ class EmbeddedStore(Store):
     def replace(self, current: str, triples: Iterable[Triple], *, then: str | None = None) -> tuple[int, int]:
         """Replace what ``current`` selects by ``triples`` (see :meth:`Store.replace`).
 
-        Only the difference is written. Where there is nothing to remove (a first build), the
-        additions are written in one transaction and ``then`` runs right after. Otherwise the
-        removals and additions are staged in two named graphs, and one SPARQL update (a single
-        transaction) applies them and runs ``then``; a process killed before it leaves the default
-        graph as it was, and the next replacement discards the staged graphs first. Either way
-        ``then`` runs only once the replacement is in the store.
+        Only the difference is written, and neither side is held in memory: ``triples`` is read once,
+        as it comes, and ``current`` is run twice, each triple compared by a 128-bit digest of its
+        N-Triples form (a sorted array of 16 bytes a triple). Where there is nothing to remove (a
+        first build), the additions go straight to the default graph, a transaction per
+        :data:`CHUNK` triples, and ``then`` runs at the end: a process killed before leaves ``then``
+        undone (the build's flag that consolidation is due), and the next replacement completes the
+        work. Otherwise the removals and additions are staged in two named graphs, and one SPARQL
+        update (a single transaction) applies them and runs ``then``; a process killed before it
+        leaves the default graph as it was, and the next replacement discards the staged graphs
+        first. Either way ``then`` runs only once the replacement is in the store.
 
         Examples
         --------
@@ -285,25 +289,44 @@ class EmbeddedStore(Store):
 
         from kg.query.terms import to_oxigraph
 
-        wanted = {ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o)) for s, p, o in triples}
         with self._writing():
-            found = {ox.Triple(*solution) for solution in self._ox.query(current, prefixes=dict(PREFIXES))}
-            stale, fresh = found - wanted, wanted - found
             removals, additions = ox.NamedNode(STAGED_REMOVALS), ox.NamedNode(STAGED_ADDITIONS)
             for graph in (removals, additions):
                 self._ox.remove_graph(graph)
+            found = _unique([_digests(chunk) for chunk in _chunks(self._selected(current), CHUNK)])
+            target = ox.DefaultGraph() if not len(found) else additions
+            wanted, fresh = [], []
+            for chunk in _chunks((ox.Triple(*map(to_oxigraph, triple)) for triple in triples), CHUNK):
+                digests = _digests(chunk, unique=False)
+                new = ~_among(digests, found)
+                self._ox.extend([ox.Quad(t.subject, t.predicate, t.object, target) for t, n in zip(chunk, new) if n])
+                self._ox.flush()  # RocksDB would buffer up to 128 MB per column family, growing with the corpus
+                wanted.append(digests)
+                fresh.append(digests[new])
+            wanted_digests = _unique(wanted)
+            stale = []
+            if len(found):
+                for chunk in _chunks(self._selected(current), CHUNK):
+                    digests = _digests(chunk, unique=False)
+                    gone = ~_among(digests, wanted_digests)
+                    self._ox.extend(
+                        [ox.Quad(t.subject, t.predicate, t.object, removals) for t, g in zip(chunk, gone) if g]
+                    )
+                    self._ox.flush()
+                    stale.append(digests[gone])
             updates = [] if then is None else [then]
-            if stale:
-                self._ox.extend(
-                    [ox.Quad(t.subject, t.predicate, t.object, removals) for t in stale]
-                    + [ox.Quad(t.subject, t.predicate, t.object, additions) for t in fresh]
-                )
+            if target == additions:
                 updates.insert(0, APPLY_STAGED)
-            else:
-                self._ox.extend([ox.Quad(t.subject, t.predicate, t.object) for t in fresh])
             if updates:
                 self._ox.update(" ;\n".join(updates), prefixes=dict(PREFIXES))
-        return len(stale), len(fresh)
+        return len(_unique(stale)), len(_unique(fresh))
+
+    def _selected(self, select: str):
+        """The solutions of a ``SELECT ?s ?p ?o`` query, as triples, as Oxigraph streams them."""
+        import pyoxigraph as ox
+
+        for solution in self._ox.query(select, prefixes=dict(PREFIXES)):
+            yield ox.Triple(*solution)
 
     def update(self, sparql: str) -> None:
         """Run the SPARQL update ``sparql`` (the project's prefixes declared) in one transaction; it is
@@ -449,6 +472,48 @@ def _upgrade(path: Path) -> None:
 
 def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split())
+
+
+CHUNK = 50_000
+"""Triples per transaction (and flush of the write buffers) when a replacement streams into the store."""
+
+
+def _chunks(items, size: int):
+    chunk = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _digests(triples, *, unique: bool = True):
+    """The 128-bit BLAKE2 digests of ``triples`` (pyoxigraph Triples) in N-Triples, as a numpy array
+    (sorted and without repeats if ``unique``)."""
+    import hashlib
+
+    import numpy as np
+
+    digests = np.array([hashlib.blake2b(str(t).encode(), digest_size=16).digest() for t in triples], dtype="S16")
+    return np.unique(digests) if unique else digests
+
+
+def _unique(arrays):
+    import numpy as np
+
+    return np.unique(np.concatenate(arrays)) if arrays else np.array([], dtype="S16")
+
+
+def _among(digests, sorted_digests):
+    """Which of ``digests`` are in the sorted array ``sorted_digests``."""
+    import numpy as np
+
+    if not len(sorted_digests):
+        return np.zeros(len(digests), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_digests, digests), len(sorted_digests) - 1)
+    return sorted_digests[at] == digests
 
 
 def _syntax_error(err: SyntaxError, sparql: str, declared: Mapping[str, str]) -> QuerySyntaxError:

@@ -103,23 +103,33 @@ FIND_ENTITIES = f"""SELECT ?entity ?label ?type ?match ?needle (COUNT(DISTINCT ?
 """Entities with a label or alias (``?match``) that contains the lower-case text bound to
 ``?needle``, with the number of papers that mention them."""
 
-ENTITY_PAPERS = """SELECT ?entity ?paper ?proposes WHERE {
-  ?paper kg:mentions ?entity .
-  BIND(EXISTS { ?paper kg:proposes ?entity } AS ?proposes)
-} ORDER BY ?paper"""
-"""The papers that mention the entity bound to ``?entity``, and whether each proposes it."""
+# Two plain patterns, sorted by the caller: at 50k papers, for an entity 18k of them mention, ORDER BY
+# took 3.4 s and an EXISTS per paper 0.4 s, where these take 0.3 s together.
+ENTITY_PAPERS = "SELECT ?entity ?paper WHERE { ?paper kg:mentions ?entity }"
+"""The papers that mention the entity bound to ``?entity``, in no particular order."""
 
-# MIN picks the same evidence sentence on every run (SAMPLE need not).
-ENTITY_LINKS = f"""SELECT ?entity ?predicate ?direction ?other ?otherLabel ?otherType
-       (COUNT(DISTINCT ?paper) AS ?support) (MIN(?evidence) AS ?sentence) (MIN(?paper) AS ?source) WHERE {{
-  {{ ?st rdf:subject ?entity ; rdf:predicate ?predicate ; rdf:object ?other . BIND("out" AS ?direction) }}
-  UNION
-  {{ ?st rdf:object ?entity ; rdf:predicate ?predicate ; rdf:subject ?other . BIND("in" AS ?direction) }}
-  ?st prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
+ENTITY_PROPOSERS = "SELECT ?entity ?paper WHERE { ?paper kg:proposes ?entity }"
+"""The papers that propose the entity bound to ``?entity``, in no particular order."""
+
+# MIN picks the same evidence sentence on every run (SAMPLE need not). Each branch of the UNION holds
+# every pattern on the statement, so that the bound ?entity leads in both (joined after the UNION, every
+# statement's evidence was read: 20 s at 10k papers); and the other end's label and type are joined to
+# the groups, not to each statement (0.8 s to 0.18 s for a concept in 5267 statements at 50k papers).
+ENTITY_LINKS = f"""SELECT ?entity ?predicate ?direction ?other ?otherLabel ?otherType ?support ?sentence ?source
+WHERE {{
+  {{ SELECT ?entity ?predicate ?direction ?other
+           (COUNT(DISTINCT ?paper) AS ?support) (MIN(?evidence) AS ?sentence) (MIN(?paper) AS ?source) WHERE {{
+      {{ ?st rdf:subject ?entity ; rdf:predicate ?predicate ; rdf:object ?other ;
+             prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
+         BIND("out" AS ?direction) }}
+      UNION
+      {{ ?st rdf:object ?entity ; rdf:predicate ?predicate ; rdf:subject ?other ;
+             prov:wasDerivedFrom ?paper ; kg:evidence ?evidence .
+         BIND("in" AS ?direction) }}
+    }} GROUP BY ?entity ?predicate ?direction ?other }}
   ?other rdfs:label ?otherLabel ; a ?otherType .
   {one_of("otherType", ENTITY_TYPES)}
-}} GROUP BY ?entity ?predicate ?direction ?other ?otherLabel ?otherType
-ORDER BY ?predicate ?direction DESC(?support) ?otherLabel"""
+}} ORDER BY ?predicate ?direction DESC(?support) ?otherLabel"""
 """The relations of the entity bound to ``?entity``, to (``out``) or from (``in``) other
 entities, each with its support (distinct papers), one evidence sentence and its paper."""
 

@@ -19,7 +19,7 @@ SAM_ALONE = entity("sam", "SAM")
 
 
 def concept_of(found, paper: str, key: str) -> Concept:
-    return found.concepts[found.key_of[paper, key]]
+    return found.concepts[found.key_of[key]]
 
 
 def test_an_acronym_defined_once_joins_its_long_form_across_papers() -> None:
@@ -38,13 +38,13 @@ def test_an_acronym_defined_once_joins_its_long_form_across_papers() -> None:
 
 def test_an_acronym_defined_two_ways_stays_two_entities_and_its_undefined_use_a_third() -> None:
     found = find_concepts({"p1": [SEGMENT], "p2": [SHARPNESS], "p3": [SAM_ALONE]})
-    keys = {found.key_of[paper, e.id] for paper, e in (("p1", SEGMENT), ("p2", SHARPNESS), ("p3", SAM_ALONE))}
+    keys = {found.key_of[e.id] for paper, e in (("p1", SEGMENT), ("p2", SHARPNESS), ("p3", SAM_ALONE))}
     assert keys == {"segment-anything-model", "sharpness-aware-minimization", "sam"}
     assert concept_of(found, "p3", "sam").label == "SAM"
     # Defined once only, the same undefined use joins the definition.
     once = find_concepts({"p1": [SEGMENT], "p3": [SAM_ALONE]})
     assert len(once.concepts) == 1
-    assert once.key_of["p3", "sam"] == once.key_of["p1", "segment-anything-model"] == "segment-anything-model"
+    assert once.key_of["sam"] == once.key_of["segment-anything-model"] == "segment-anything-model"
 
 
 def test_labels_that_fold_alike_are_one_concept() -> None:

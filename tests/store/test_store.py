@@ -125,7 +125,8 @@ def test_an_entity_bound_by_iri(store) -> None:
     (row,) = store.query(queries.ENTITIES, bindings=clip).rows
     assert (str(row[2]), queries.split_aliases(row[3])) == ("CLIP", ["Contrastive Language-Image Pre-training"])
     (paper,) = store.query(queries.ENTITY_PAPERS, bindings=clip).rows
-    assert paper[1] == paper_iri("p1") and paper[2].toPython() is True
+    (proposer,) = store.query(queries.ENTITY_PROPOSERS, bindings=clip).rows
+    assert paper[1] == proposer[1] == paper_iri("p1")
     (link,) = store.query(queries.ENTITY_LINKS, bindings=clip).rows
     assert (str(link[2]), str(link[4]), int(link[6])) == ("out", "CIFAR-10", 1)
 
@@ -145,6 +146,7 @@ def test_select_strings_binds_iris(store) -> None:
         (queries.FIND_ENTITIES, {"needle": Literal("c")}),
         (queries.ENTITIES, {"entity": URIRef(entity_iri("clip"))}),
         (queries.ENTITY_PAPERS, {"entity": URIRef(entity_iri("cifar-10"))}),
+        (queries.ENTITY_PROPOSERS, {"entity": URIRef(entity_iri("clip"))}),
         (queries.ENTITY_LINKS, {"entity": URIRef(entity_iri("cifar-10"))}),
         (queries.PAPERS_BY_ID_START, {"start": Literal("p")}),
         (queries.PAPER_FIELDS, {"paper": URIRef(paper_iri("p1"))}),
