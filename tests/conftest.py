@@ -320,14 +320,18 @@ def child_pids(pid: int) -> list[int]:
 
 
 def gone(pid: int, *, within: float = 5.0) -> bool:
-    """Whether the process ``pid`` has ended (or is a zombie waiting to be reaped), waiting up to ``within`` seconds."""
+    """Whether the process ``pid`` has ended (or is a zombie waiting to be reaped), waiting up to ``within`` seconds.
+
+    A killed process's first thread is a zombie before its other threads have ended, and its parent
+    cannot reap it until they have: it has ended once it is a zombie with no thread but that one."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            threads = len(os.listdir(f"/proc/{pid}/task"))
         except FileNotFoundError:
             return True
-        if state in ("Z", "X"):
+        if state in ("Z", "X") and threads <= 1:
             return True
         time.sleep(0.05)
     return False

@@ -94,7 +94,10 @@ def in_processes(
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker,
+        initargs=(os.getpid(),),
     )
     pending: deque[tuple[Future, list[Document]]] = deque()
     try:
@@ -121,17 +124,17 @@ def _paired(future: Future, batch: list[Document]) -> Iterator[tuple[T, Document
     yield from zip(records, batch)
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     """In each worker process, before anything numerical loads: one thread per library, Ctrl-C left to
     the parent (which shuts the pool down), and an end when the parent is gone (killed, it cannot shut
-    the pool down, and the workers would wait for work forever)."""
+    the pool down, and the workers would wait for work forever). ``parent`` is the parent's process id
+    as the parent read it: one killed while this process started is gone already."""
     import signal
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in THREAD_VARIABLES:
         os.environ[name] = "1"
-    parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -50,7 +50,8 @@ def test_two_processes_give_the_records_of_one_in_input_order_with_few_in_flight
 def test_a_worker_process_runs_numerical_libraries_on_one_thread() -> None:
     probe = (
         "from kg.extract.parallel import _start_worker\n"
-        "_start_worker()\n"
+        "import os\n"
+        "_start_worker(os.getppid())\n"
         "import numpy, threadpoolctl\n"
         "print(sorted({pool['num_threads'] for pool in threadpoolctl.threadpool_info()}))\n"
     )
@@ -102,6 +103,15 @@ def test_worker_processes_end_when_their_parent_is_killed() -> None:
             break
         time.sleep(0.1)
     assert [pid for pid in workers if Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)] == []
+
+
+def test_a_worker_process_whose_parent_died_while_it_started_ends() -> None:
+    # The parent's id is the one it had when it started the pool: a worker started after its parent
+    # was killed (its parent is then another process) ends at once instead of waiting for work.
+    script = "import time\nfrom kg.extract.parallel import _start_worker\n_start_worker(1)\ntime.sleep(30)\n"
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 1 and time.monotonic() - started < 20, done.stderr
 
 
 def _state(pid: int) -> str:

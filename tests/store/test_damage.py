@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -220,21 +220,28 @@ def test_a_damaged_snapshot_is_one_line_and_a_build_publishes_it_again(store: Pa
     assert sorted_ntriples(store) == graph
 
 
+def truncate_current_and_manifest(database: Path) -> None:
+    truncate(database / "CURRENT", *database.glob("MANIFEST-*"))
+
+
+def empty_database(database: Path) -> None:
+    """What RocksDB makes, without a word, of a database whose manifest and log are gone while its
+    data was still in the log: an empty database."""
+    import pyoxigraph
+
+    subprocess.run(["rm", "-r", str(database)], check=True)
+    pyoxigraph.Store(str(database)).flush()
+
+
 @pytest.mark.parametrize(
     "damage,message",
-    [
-        ({"CURRENT": 2, "MANIFEST-*": 2}, "Corruption: "),
-        # RocksDB opens this one as an empty database, without a word
-        ({"MANIFEST-*": 2, "*.log": 0}, "it holds 0 papers, the graph published 2"),
-    ],
+    [(truncate_current_and_manifest, "Corruption: "), (empty_database, "it holds 0 papers, the graph published 2")],
 )
 def test_a_damaged_database_stops_a_build_in_one_line_and_readers_read_on(
-    store: Path, new_source: Path, damage: dict[str, int], message: str
+    store: Path, new_source: Path, damage: Callable[[Path], None], message: str
 ) -> None:
     graph, before = sorted_ntriples(store), published(store)
-    for pattern, fraction in damage.items():  # the database's own files, not the tables it shares
-        for path in (store / WORKING).glob(pattern):
-            truncate(path, fraction=fraction)
+    damage(store / WORKING)  # the database's own files, not the tables it shares with the snapshot
     database = files(store / WORKING)
     line = one_error_line(build(store, new_source))
     assert line.startswith(f"kg: error: {store / WORKING}: damaged database: {message}")
@@ -260,8 +267,9 @@ def test_a_missing_database_stops_a_build_in_one_line_until_the_snapshot_is_copi
 
 
 def test_damaged_tables_are_one_line_for_readers_and_builds(store: Path, new_source: Path) -> None:
-    tables = sorted((store / WORKING).glob("*.sst"))
-    assert tables and all(table.stat().st_nlink == 2 for table in tables)  # shared with the snapshot
+    # The tables shared with the snapshot (hard links); a compaction after it may have made others.
+    tables = sorted(table for table in (store / WORKING).glob("*.sst") if table.stat().st_nlink == 2)
+    assert tables
     truncate(*tables)
     before = published(store)
     line = one_error_line(run_kg("stats", "--store", str(store)))
