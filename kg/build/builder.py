@@ -24,8 +24,8 @@ from kg.build.consolidate import consolidate
 from kg.build.extraction_graph import awaiting_consolidation, record_quads
 from kg.build.triples import paper_triples, source_triple
 from kg.errors import InputError, KGError, StoreBusyError
-from kg.extract.parallel import batches
 from kg.ingest import Document, iter_source_files, read_documents
+from kg.iterate import chunked
 from kg.progress import Progress
 from kg.store import EmbeddedStore, Quad, Triple, default_store_path, open_store
 from kg.store.queries import PAPER_IDS
@@ -189,7 +189,7 @@ def _write(
         )
     else:
         # Nothing to extract: record new source locations only, and never load a model.
-        for chunk in batches(read_documents(files, on_error=_ignore), size=PENDING_LIMIT):
+        for chunk in chunked(read_documents(files, on_error=_ignore), PENDING_LIMIT):
             store.write(source_triple(d) for d in chunk)
     if awaiting_consolidation(store):
         consolidate(store)

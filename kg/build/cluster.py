@@ -18,8 +18,9 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError, WorkerError
-from kg.extract.parallel import BATCH, IN_FLIGHT, batches
+from kg.extract.parallel import BATCH, IN_FLIGHT
 from kg.extract.pipeline import extract_batch
+from kg.iterate import chunked
 
 if TYPE_CHECKING:
     from kg.extract.records import DocumentRecord
@@ -55,7 +56,7 @@ def extract_on_cluster(
             raise WorkerError(f"the Dask scheduler at {scheduler} has no workers")
         finished = as_completed(loop=client.loop)
         batch_of = {}
-        for batch in batches(documents, size=batch_size):
+        for batch in chunked(documents, batch_size):
             future = client.submit(extract_batch, batch, model=model, profile=profile, pure=False)
             batch_of[future.key] = batch
             finished.add(future)

@@ -24,12 +24,12 @@ Examples
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
 from kg.files import write_atomically
+from kg.iterate import chunked
 
 if TYPE_CHECKING:
     from kg.store import EmbeddedStore
@@ -50,11 +50,8 @@ def write_shards(store: EmbeddedStore, directory: Path, *, size: int = SHARD_SIZ
         old.unlink()
     quads = store.ox.quads_for_pattern(None, None, None, ox.DefaultGraph())
     written = []
-    while True:
-        chunk = list(islice(quads, size))
-        if not chunk:
-            break
-        path = directory / PATTERN.format(len(written))
-        write_atomically(path, lambda stream: stream.write("".join(f"{quad} .\n" for quad in chunk).encode()))
+    for number, chunk in enumerate(chunked(quads, size)):
+        path = directory / PATTERN.format(number)
+        write_atomically(path, lambda stream, chunk=chunk: stream.write("".join(f"{q} .\n" for q in chunk).encode()))
         written.append(path)
     return written

@@ -151,7 +151,14 @@ class Run:
 
 
 def directory_size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    """Bytes on disk under ``path``, a file linked from several places (a snapshot's tables are the
+    database's) counted once, as ``du`` counts it."""
+    sizes = {}
+    for file in path.rglob("*"):
+        if file.is_file():
+            status = file.stat()
+            sizes[status.st_dev, status.st_ino] = status.st_size
+    return sum(sizes.values())
 
 
 def sorted_ntriples_digest(store: Path) -> str:

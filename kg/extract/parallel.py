@@ -14,11 +14,6 @@ and for a Dask cluster (:mod:`kg.build.cluster`): documents in, one
 between processes and machines as they are. This module knows nothing of the pipeline: it runs any
 such task.
 
-Examples
---------
->>> from kg.ingest import Document
->>> list(batches((Document(str(k), "text", "a.txt:1") for k in range(5)), size=2))[-1][0].id
-'4'
 """
 
 from __future__ import annotations
@@ -31,6 +26,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 from kg.errors import WorkerError
+from kg.iterate import chunked
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -64,18 +60,6 @@ def one_thread() -> Iterator[None]:
         yield
 
 
-def batches(documents: Iterable[Document], *, size: int = BATCH) -> Iterator[list[Document]]:
-    """``documents`` in lists of ``size`` (the last one shorter)."""
-    batch: list[Document] = []
-    for document in documents:
-        batch.append(document)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def in_processes(
     documents: Iterable[Document],
     task: Callable[[list[Document]], list[T]],
@@ -101,7 +85,7 @@ def in_processes(
     )
     pending: deque[tuple[Future, list[Document]]] = deque()
     try:
-        for batch in batches(documents, size=batch_size):
+        for batch in chunked(documents, batch_size):
             pending.append((pool.submit(task, batch), batch))
             if len(pending) >= workers * IN_FLIGHT:
                 yield from _paired(*pending.popleft())

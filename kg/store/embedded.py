@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from kg.errors import QueryError, QuerySyntaxError, StoreError
+from kg.iterate import chunked
 from kg.namespace import PREFIXES, STAGED_ADDITIONS, STAGED_REMOVALS
 from kg.store.base import Bindings, Quad, Store, Triple, refuse_update
 from kg.store.directory import (
@@ -293,10 +294,10 @@ class EmbeddedStore(Store):
             removals, additions = ox.NamedNode(STAGED_REMOVALS), ox.NamedNode(STAGED_ADDITIONS)
             for graph in (removals, additions):
                 self._ox.remove_graph(graph)
-            found = _unique([_digests(chunk) for chunk in _chunks(self._selected(current), CHUNK)])
+            found = _unique([_digests(chunk) for chunk in chunked(self._selected(current), CHUNK)])
             target = ox.DefaultGraph() if not len(found) else additions
             wanted, fresh = [], []
-            for chunk in _chunks((ox.Triple(*map(to_oxigraph, triple)) for triple in triples), CHUNK):
+            for chunk in chunked((ox.Triple(*map(to_oxigraph, triple)) for triple in triples), CHUNK):
                 digests = _digests(chunk, unique=False)
                 new = ~_among(digests, found)
                 self._ox.extend([ox.Quad(t.subject, t.predicate, t.object, target) for t, n in zip(chunk, new) if n])
@@ -306,7 +307,7 @@ class EmbeddedStore(Store):
             wanted_digests = _unique(wanted)
             stale = []
             if len(found):
-                for chunk in _chunks(self._selected(current), CHUNK):
+                for chunk in chunked(self._selected(current), CHUNK):
                     digests = _digests(chunk, unique=False)
                     gone = ~_among(digests, wanted_digests)
                     self._ox.extend(
@@ -476,17 +477,6 @@ def _one_line(err: BaseException) -> str:
 
 CHUNK = 50_000
 """Triples per transaction (and flush of the write buffers) when a replacement streams into the store."""
-
-
-def _chunks(items, size: int):
-    chunk = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def _digests(triples, *, unique: bool = True):
