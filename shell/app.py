@@ -22,6 +22,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from contextlib import closing
+from itertools import chain
 from typing import TextIO, TypeVar
 
 from kg.errors import KGError
@@ -119,7 +120,7 @@ def piped(session: Session, stream: TextIO, console: Console) -> int:
         130 at once if one was interrupted (Ctrl-C).
     """
     reader, status = StatementReader(), 0
-    for chunk in (*iter(stream.readline, ""), None):
+    for chunk in chain(iter(stream.readline, ""), (None,)):
         for statement in reader.feed(chunk) if chunk is not None else reader.finish():
             outcome = run_statement(session, console, statement)
             if outcome == CANCELLED:

@@ -716,6 +716,33 @@ class TestApp:
         assert out.getvalue().startswith("internal error (please report it):\nTraceback")
         assert "RuntimeError: boom" in out.getvalue()
 
+    def test_piped_statements_run_as_they_arrive(self, session):
+        # A program talking to the shell through a pipe gets each answer before it sends the next statement.
+        from shell import app
+
+        events = []
+
+        class Lines(io.StringIO):
+            def readline(self, *args):
+                line = super().readline(*args)
+                events.append(f"read {line.strip()}" if line else "end")
+                return line
+
+        class Written(io.StringIO):
+            def write(self, text):
+                events.append(f"wrote {text.strip()}")
+                return super().write(text)
+
+        stream = Lines(".format tsv\n.format csv\n")
+        assert app.piped(session, stream, Console(Written(), Written(), interactive=False)) == 0
+        assert [e for e in events if e.strip() != "wrote"] == [
+            "read .format tsv",
+            "wrote format: tsv",
+            "read .format csv",
+            "wrote format: csv",
+            "end",
+        ]
+
     def test_run_shell_reads_piped_input(self, graph_store, monkeypatch, tmp_path):
         from shell.app import run_shell
 
