@@ -26,6 +26,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         allow_update=args.allow_update,
         token=token,
         access_log=args.access_log,
+        allowed_hosts=tuple(args.allow_host),
     )
     try:
         serve(settings)
@@ -84,6 +85,14 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         default=None,
         help=f"with --allow-update: the bearer token, the file's first line (or ${settings.TOKEN_VARIABLE})",
+    )
+    parser.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a name clients may reach the server by (a Host header) besides localhost, 127.0.0.1 and [::1]; "
+        "repeatable. Without it a server on the loopback interface answers those names only, one elsewhere any",
     )
     parser.add_argument("--access-log", action="store_true", help="print a line on stderr for each request")
 

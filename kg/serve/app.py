@@ -52,6 +52,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -142,7 +143,10 @@ def create_app(settings: Settings) -> Starlette:
         routes=routes,
         lifespan=lifespan,
         exception_handlers=handlers,  # type: ignore[arg-type]
-        middleware=[Middleware(RequestLimit, limit=REQUESTS)],
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=settings.trusted_hosts(), www_redirect=False),
+            Middleware(RequestLimit, limit=REQUESTS),
+        ],
         max_body_size=settings.max_body,
     )
     app.state.pool = service.pool  # for the server, which ends the query processes first when it stops

@@ -7,6 +7,10 @@ Examples
 >>> settings = Settings(store="graph")
 >>> settings.host, settings.port, settings.allow_update
 ('127.0.0.1', 7878, False)
+>>> settings.trusted_hosts(), Settings(store="graph", host="0.0.0.0").trusted_hosts()
+(('localhost', '127.0.0.1', '[::1]'), ('*',))
+>>> Settings(store="graph", host="0.0.0.0", allowed_hosts=("kg.example.org",)).trusted_hosts()
+('localhost', '127.0.0.1', '[::1]', 'kg.example.org')
 >>> Settings(store="graph", max_queries=0)
 Traceback (most recent call last):
 ...
@@ -19,6 +23,7 @@ kg.errors.UsageError: --allow-update needs a token: set $KG_TOKEN, or give --tok
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -35,6 +40,8 @@ DEFAULT_MAX_ROWS = 10_000
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 """Bytes: a query is a few kB; a `kg push` batch (10,000 triples) of the seeds graph is about 2 MB."""
 DEFAULT_MAX_QUERIES = 4
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+"""The names this machine goes by in a request's Host header (an IPv6 address is written in brackets)."""
 
 QUEUE_WAIT = 1.0
 """Seconds a query waits for one of the ``max_queries`` slots before it is refused (503)."""
@@ -74,6 +81,9 @@ class Settings:
         The token, read by :func:`read_token`; needed with ``allow_update``, and only then.
     access_log : bool
         Print a line on stderr for each request.
+    allowed_hosts : tuple of str
+        Names a request's Host header may give besides this machine's own (:meth:`trusted_hosts`): the
+        name a reverse proxy or a DNS record gives the server.
     """
 
     store: str
@@ -86,6 +96,17 @@ class Settings:
     allow_update: bool = False
     token: str | None = field(default=None, repr=False)
     access_log: bool = False
+    allowed_hosts: tuple[str, ...] = ()
+
+    def trusted_hosts(self) -> tuple[str, ...]:
+        """The Host header values the server answers (any other gets 400). Listening on the loopback
+        interface, or given ``allowed_hosts``: this machine's names and those. So a web page cannot
+        reach a server on this machine through a name of its own that it points at 127.0.0.1 (DNS
+        rebinding), and read the graph or, with a token it cannot have, still try updates. Listening
+        elsewhere with no ``allowed_hosts``: any (``"*"``)."""
+        if self.allowed_hosts or _is_loopback(self.host):
+            return (*LOOPBACK_NAMES, *self.allowed_hosts)
+        return ("*",)
 
     def __post_init__(self) -> None:
         check_whole_number("--port", self.port, minimum=0)
@@ -103,6 +124,13 @@ class Settings:
                 f"the token has {len(self.token)} characters; give one of {MIN_TOKEN_LENGTH} or more "
                 "(python3 -c 'import secrets; print(secrets.token_urlsafe())' makes one)"
             )
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name
+        return False
 
 
 def read_token(

@@ -87,6 +87,24 @@ def test_loopback_by_default_and_ctrl_c_stops_it(relations_store: Path, tmp_path
     assert log.rstrip().endswith("kg serve: stopped") and "Traceback" not in log
 
 
+def test_a_server_answers_the_names_of_this_machine_and_the_allowed_ones_only(
+    relations_store: Path, tmp_path: Path
+) -> None:
+    # Another name (one a web page's author points at 127.0.0.1: DNS rebinding) is refused before anything runs.
+    with kg_server(relations_store, tmp_path / "stderr.txt", "--allow-host", "kg.example.org") as server:
+        port = server.url.rsplit(":", 1)[1]
+
+        def status(host: str) -> int:
+            return requests.get(server.sparql, params={"query": "ASK {}"}, headers={"Host": host}).status_code
+
+        allowed = [f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "kg.example.org", "KG.example.org:443"]
+        assert [status(host) for host in allowed] == [200] * 5
+        assert [status(host) for host in (f"rebind.example:{port}", "example.org", f"127.0.0.2:{port}")] == [400] * 3
+        refused = requests.get(server.url + "/", headers={"Host": "rebind.example"})
+        assert (refused.status_code, refused.text) == (400, "Invalid host header")
+        assert server.workers()  # the server is up, and serving
+
+
 def test_updates_need_a_token_of_a_file(relations_store: Path, tmp_path: Path) -> None:
     import shutil
 
