@@ -20,10 +20,15 @@ from pathlib import Path
 from kg.eval.gold import DEFAULT_GOLD
 
 SCORER = DEFAULT_GOLD.parent / "score.py"
+_NO_FALLBACK = {"fallback_threshold": 1.0}
 ABLATIONS = (
-    ("model alone", {"acronyms": False, "references": False, "vocabulary": False}),
-    ("+ acronyms (Schwartz-Hearst)", {"acronyms": True, "references": False, "vocabulary": False}),
-    ("+ coreference to the proposed entity", {"acronyms": True, "references": True, "vocabulary": False}),
+    ("model alone", {"acronyms": False, "references": False, "vocabulary": False, **_NO_FALLBACK}),
+    ("+ acronyms (Schwartz-Hearst)", {"acronyms": True, "references": False, "vocabulary": False, **_NO_FALLBACK}),
+    (
+        "+ coreference to the proposed entity",
+        {"acronyms": True, "references": True, "vocabulary": False, **_NO_FALLBACK},
+    ),
+    ("+ a contribution in every abstract", {"acronyms": True, "references": True, "vocabulary": False}),
     ("+ vocabulary types (SKOS)", {"acronyms": True, "references": True, "vocabulary": True}),
 )
 

@@ -59,6 +59,30 @@ def test_a_reference_to_the_contribution_lands_on_the_named_entity() -> None:
     assert any(r.subject == proposed[0].id and r.predicate == "addresses" for r in record.relations)
 
 
+@pytest.mark.parametrize(
+    "scores,fallback,proposed",
+    [
+        ((0.35, 0.1), 0.4, []),  # below the fallback: nothing proposed
+        ((0.35, 0.1), 0.3, ["Alpha"]),  # the most confidently proposed entity, when nothing else is
+        ((0.95, 0.35), 0.3, ["Alpha"]),  # something is proposed already: the fallback adds nothing
+        ((0.35, 0.1), 1.0, []),  # 1.0: never
+    ],
+)
+def test_an_abstract_with_no_contribution_proposes_its_likeliest_one(
+    scores: tuple[float, float], fallback: float, proposed: list[str]
+) -> None:
+    from kg.extract.learned.component import decode_document
+    from kg.extract.learned.model import DocumentPrediction, Settings
+
+    text = "Alpha beats Beta ."
+    words, offsets = text.split(), [(0, 5), (6, 11), (12, 16), (17, 18)]
+    method = np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0])  # none, then the five types: Method
+    prediction = DocumentPrediction(spans=[(0, 1, method, scores[0]), (2, 3, method, scores[1])])
+    settings = Settings(proposed_threshold=0.9, fallback_threshold=fallback)
+    entities, _ = decode_document(prediction, words, offsets, text, [(0, 4)], settings)
+    assert [label for _, label, _, _, flag, _ in entities if flag] == proposed
+
+
 @needs_torch
 def test_numpy_forward_pass_matches_torch() -> None:
     import torch

@@ -92,6 +92,10 @@ def decode_document(
             bool(group.proposed >= settings.proposed_threshold),
             tuple(sorted(set(group.mentions))),
         )
+    best = max(groups, key=lambda k: groups[k].proposed, default=None)
+    if best is not None and not any(e[4] for e in entities.values()):
+        if groups[best].proposed >= settings.fallback_threshold:
+            entities[best] = (*entities[best][:4], True, entities[best][5])
     # The contribution a referring phrase stands for: the most confidently proposed entity, if any is proposed.
     owner = max(groups, key=lambda k: (entities[k][4], groups[k].proposed), default=None)
     if owner is not None and groups[owner].proposed < min(settings.owner_threshold, settings.proposed_threshold):

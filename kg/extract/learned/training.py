@@ -282,11 +282,15 @@ def choose_thresholds(model: LearnedModel, examples, records, *, log=sys.stderr)
     for name, key in (
         ("span_threshold", "entities"),
         ("proposed_threshold", "proposed"),
+        ("fallback_threshold", "proposed"),
         ("owner_threshold", "relations"),
         ("relation_threshold", "relations"),
     ):
         results = {}
-        values = (0.05, 0.1, 0.2, 0.3, 0.5) if name == "owner_threshold" else (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+        values = {
+            "owner_threshold": (0.05, 0.1, 0.2, 0.3, 0.5),
+            "fallback_threshold": (0.1, 0.2, 0.3, 0.4, 1.0),
+        }.get(name, (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9))
         for value in values:
             model.settings = replace(settings, **{name: value})
             scores = evaluate(model, examples, records, cache)
