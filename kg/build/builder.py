@@ -117,8 +117,18 @@ def build(
         The first bad record, unless ``skip_bad``; the store is then left untouched.
     StoreBusyError
         Another process is building the store (unless ``wait``).
+    UsageError
+        ``scheduler`` is no address, or ``shards`` cannot be a folder (said before anything is read).
     """
     started = time.perf_counter()
+    if scheduler is not None:
+        from kg.build.cluster import check_address
+
+        check_address(scheduler)
+    if shards is not None:
+        from kg.build.shards import shards_folder
+
+        shards_folder(Path(shards))
     sources = list(sources)
     files = list(iter_source_files(sources))
     seen, records, bad = _survey(files, skip_bad=skip_bad)

@@ -27,6 +27,24 @@ if TYPE_CHECKING:
     from kg.ingest import Document
 
 
+def check_address(address: str) -> None:
+    """Raise :class:`kg.errors.UsageError` unless ``address`` is a scheduler's address as Dask reads
+    it (``tcp://HOST:PORT``, or ``HOST:PORT``); or if dask.distributed is not installed."""
+    try:
+        import distributed  # noqa: F401  (the package itself: its submodules may be loaded already)
+        from distributed.comm.addressing import parse_address, parse_host_port
+    except ImportError:
+        raise UsageError(
+            "--scheduler needs dask.distributed, which is not installed: pip install 'abstract-kg[cluster]'"
+        ) from None
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)
+    except ValueError as err:
+        raise UsageError(f"--scheduler {address}: not a scheduler's address such as tcp://HOST:8786 ({err})") from None
+
+
 def extract_on_cluster(
     documents: Iterable[Document],
     *,
@@ -37,13 +55,10 @@ def extract_on_cluster(
 ) -> Iterator[tuple[DocumentRecord, Document]]:
     """Each of ``documents`` with its record, extracted by the workers of the Dask scheduler at
     ``scheduler``, in the order batches finish."""
-    try:
-        from distributed import Client, as_completed
-        from distributed.scheduler import KilledWorker
-    except ImportError:
-        raise UsageError(
-            "--scheduler needs dask.distributed, which is not installed: pip install 'abstract-kg[cluster]'"
-        ) from None
+    check_address(scheduler)
+    from distributed import Client, as_completed
+    from distributed.scheduler import KilledWorker
+
     try:
         # How long to keep trying is Dask's setting (distributed.comm.timeouts.connect, 30 s by default;
         # $DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT sets it).

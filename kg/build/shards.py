@@ -38,14 +38,19 @@ SHARD_SIZE = 1_000_000  # triples per file: about 150 MB of N-Quads here
 PATTERN = "shard-{:05d}.nq"
 
 
-def write_shards(store: EmbeddedStore, directory: Path, *, size: int = SHARD_SIZE) -> list[Path]:
-    """Write the default graph of ``store`` to ``directory`` as N-Quads files of at most ``size`` triples."""
-    import pyoxigraph as ox
-
+def shards_folder(directory: Path) -> None:
+    """Make ``directory`` for the shards if it is not there; a path that cannot be one is a UsageError."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UsageError(f"{directory}: cannot make the shards folder: {err.strerror or err}") from None
+
+
+def write_shards(store: EmbeddedStore, directory: Path, *, size: int = SHARD_SIZE) -> list[Path]:
+    """Write the default graph of ``store`` to ``directory`` as N-Quads files of at most ``size`` triples."""
+    import pyoxigraph as ox
+
+    shards_folder(directory)
     for old in directory.glob("shard-*.nq"):
         old.unlink()
     quads = store.ox.quads_for_pattern(None, None, None, ox.DefaultGraph())

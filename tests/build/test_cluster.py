@@ -119,3 +119,15 @@ def test_without_dask_the_scheduler_option_says_what_to_install(
     with pytest.raises(UsageError, match=r"pip install 'abstract-kg\[cluster\]'"):
         build([source], store=tmp_path / "store", scheduler="tcp://127.0.0.1:8786")
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://host", "tcp://host:port"])
+def test_a_scheduler_address_that_is_none_is_one_line_and_status_2_before_anything_runs(
+    source: Path, tmp_path: Path, address: str
+) -> None:
+    done = run_kg("build", str(source), "--scheduler", address, "--store", str(tmp_path / "store"))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        f"kg: error: --scheduler {address}: not a scheduler's address such as tcp://HOST:8786 ("
+    )
+    assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "store").exists()

@@ -74,6 +74,16 @@ def test_shards_hold_the_graph_for_a_bulk_loader(corpus: tuple[Path, Path], tmp_
     assert lines == sorted_ntriples(tmp_path / "store")
 
 
+def test_a_shards_path_that_cannot_be_a_folder_stops_the_build_before_it_starts(
+    corpus: tuple[Path, Path], tmp_path: Path
+) -> None:
+    taken = tmp_path / "shards.txt"
+    taken.write_text("a file\n")
+    done = run_kg("build", str(corpus[0]), "--store", str(tmp_path / "store"), "--shards", str(taken))
+    assert (done.returncode, done.stderr) == (2, f"kg: error: {taken}: cannot make the shards folder: File exists\n")
+    assert not (tmp_path / "store").exists() and taken.read_text() == "a file\n"
+
+
 def test_progress_is_a_bar_on_a_terminal_with_entities_and_relations(small_corpus: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("KG_STORE", "COLUMNS", "LINES")}
     shown = {}
