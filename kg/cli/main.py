@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         return err.exit_status
     except KeyboardInterrupt as err:
         # A cancelled query says so (kg.errors.QueryCancelled); any other Ctrl-C is an interruption.
-        print(f"kg: {err or 'interrupted'}", file=sys.stderr)
+        print(f"kg: {str(err) or 'interrupted'}", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
         # The reader (head, less) went away; that is not an error.

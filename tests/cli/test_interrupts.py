@@ -72,3 +72,30 @@ def test_the_commands_that_read_the_graph_stop_at_once() -> None:
     # not build, extract, train (they write the store or a model) nor export (a long write); not the shell,
     # whose prompt handles Ctrl-C itself
     assert {name for name, spec in COMMANDS.items() if spec.at_once} == reading | {"communities", "viz"}
+
+
+def test_ctrl_c_stops_a_build_with_one_line_and_the_next_build_completes_it(
+    tmp_path: Path, seeds_build: tuple[Path, str]
+) -> None:
+    from conftest import KG_SCRIPT, SEEDS, run_kg, sorted_ntriples
+
+    store = tmp_path / "store"
+    process = subprocess.Popen(
+        [str(KG_SCRIPT), "build", str(SEEDS), "--store", str(store), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        while not (store / "oxigraph").exists() and process.poll() is None:  # the build has started writing
+            time.sleep(0.05)
+        time.sleep(1)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert (process.returncode, out, err) == (130, "", "kg: interrupted\n")
+    done = run_kg("build", str(SEEDS), "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert sorted_ntriples(store) == sorted_ntriples(seeds_build[0])
