@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from rdflib import Literal, URIRef
+from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
 from kg.rdf import KG, entity_iri, paper_iri, statement_iri
@@ -121,6 +121,15 @@ def sorted_ntriples(store: Path) -> list[str]:
     done = run_kg("export", "--format", "nt", "--store", str(store))
     assert done.returncode == 0, done.stderr
     return sorted(line for line in done.stdout.splitlines() if line.strip())
+
+
+def parsed_triples(path: Path, rdflib_format: str) -> set[tuple]:
+    """The triples of an exported file, read back by rdflib (those of every graph, for a quad format)."""
+    if rdflib_format in ("nquads", "trig"):
+        parsed = Dataset()
+        parsed.parse(path, format=rdflib_format)
+        return {(s, p, o) for s, p, o, _ in parsed.quads()}
+    return set(Graph().parse(path, format=rdflib_format))
 
 
 def path_json(store: Path, *args: str) -> dict:

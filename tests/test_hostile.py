@@ -20,9 +20,10 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from conftest import parsed_triples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from rdflib import Dataset, Graph, URIRef
+from rdflib import URIRef
 
 import kg.extract.pipeline
 from kg.cli import main
@@ -134,12 +135,7 @@ def check_graph(store: Path, folder: Path) -> int:
         status, stderr = run("export", "--format", fmt, "-o", str(out), "--store", str(store))
         assert status == 0, stderr
         assert not NOT_XML.search(out.read_text(encoding="utf-8"))
-        if rdflib_format in ("nquads", "trig"):
-            parsed = Dataset()
-            parsed.parse(out, format=rdflib_format)
-            triples = {(s, p, o) for s, p, o, _ in parsed.quads()}
-        else:
-            triples = set(Graph().parse(out, format=rdflib_format))
+        triples = parsed_triples(out, rdflib_format)
         assert len(triples) == stored, fmt
         if fmt == "nt":
             iris = {str(term) for triple in triples for term in triple if isinstance(term, URIRef)}

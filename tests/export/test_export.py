@@ -10,7 +10,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from conftest import STATEMENTS, run_kg, sorted_ntriples
+from conftest import STATEMENTS, parsed_triples, run_kg, sorted_ntriples
 from rdflib import Dataset, Graph
 
 
@@ -25,13 +25,7 @@ def test_every_export_format_parses_back_to_the_same_triples(
     done = run_kg("export", "--format", fmt, "-o", str(out), "--store", str(small_store))
     assert done.returncode == 0, done.stderr
     expected = Graph().parse(data="\n".join(sorted_ntriples(small_store)), format="nt")
-    if rdflib_format in ("nquads", "trig"):
-        parsed = Dataset()
-        parsed.parse(out, format=rdflib_format)
-        triples = {(s, p, o) for s, p, o, _ in parsed.quads()}
-    else:
-        triples = set(Graph().parse(out, format=rdflib_format))
-    assert triples == set(expected)
+    assert parsed_triples(out, rdflib_format) == set(expected)
 
 
 def test_turtle_binds_the_prefixes_queries_declare(relations_store: Path) -> None:
