@@ -77,6 +77,13 @@ def decode_document(
         if key in groups:
             group = groups[key]
             group.forms.setdefault(fold(text[l0:l1]), text[l0:l1])
+    # With no entity at the proposed threshold, the likeliest contribution, if it reaches the fallback's.
+    likeliest = max(groups, key=lambda k: groups[k].proposed, default=None)
+    if likeliest is not None and (
+        groups[likeliest].proposed >= settings.proposed_threshold
+        or groups[likeliest].proposed < settings.fallback_threshold
+    ):
+        likeliest = None
     entities = {}
     for key, group in groups.items():
         entity_type = TYPES[int(group.types.argmax())]
@@ -89,13 +96,9 @@ def decode_document(
             group.label,
             entity_type,
             aliases,
-            bool(group.proposed >= settings.proposed_threshold),
+            bool(group.proposed >= settings.proposed_threshold or key == likeliest),
             tuple(sorted(set(group.mentions))),
         )
-    best = max(groups, key=lambda k: groups[k].proposed, default=None)
-    if best is not None and not any(e[4] for e in entities.values()):
-        if groups[best].proposed >= settings.fallback_threshold:
-            entities[best] = (*entities[best][:4], True, entities[best][5])
     # The contribution a referring phrase stands for: the most confidently proposed entity, if any is proposed.
     owner = max(groups, key=lambda k: (entities[k][4], groups[k].proposed), default=None)
     if owner is not None and groups[owner].proposed < min(settings.owner_threshold, settings.proposed_threshold):
