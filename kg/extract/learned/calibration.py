@@ -60,23 +60,37 @@ class Calibration:
         >>> calibration = Calibration.platt([0.2, 0.4, 0.6, 0.8] * 5, [0, 0, 1, 1] * 5)
         >>> calibration(0.2) < 0.2 and calibration(0.8) > 0.8
         True
+
+        Scores that say little of correctness (plain Newton steps diverge on these) give a flat map:
+
+        >>> weak = Calibration.platt([0.05, 0.5, 0.95, 0.99] * 3, [0, 1, 0, 1] * 3)
+        >>> 0.2 < weak(0.05) < weak(0.5) < weak(0.99) < 0.8
+        True
         """
         p = np.clip(np.asarray(scores, dtype=np.float64), 1e-4, 1 - 1e-4)
         x = np.log(p / (1 - p))
         y = np.asarray(correct, dtype=np.float64)
+
+        def loss(a: float, b: float) -> float:  # the log loss, lightly regularised
+            z = a * x + b
+            return float((np.logaddexp(0.0, z) - y * z).sum() + 5e-4 * a * a)
+
         a, b = 1.0, 0.0
-        for _ in range(iterations):  # Newton's method on the log loss, lightly regularised
-            q = 1 / (1 + np.exp(-(a * x + b)))
+        for _ in range(iterations):  # Newton's method, each step halved until the loss falls
+            q = _sigmoid(a * x + b)
             w = q * (1 - q) + 1e-9
             gradient = np.array([((q - y) * x).sum() + 1e-3 * a, (q - y).sum()])
             hessian = np.array([[(w * x * x).sum() + 1e-3, (w * x).sum()], [(w * x).sum(), w.sum()]])
             step = np.linalg.solve(hessian, gradient)
-            a, b = a - step[0], b - step[1]
-            if np.abs(step).max() < 1e-8:
+            before, scale = loss(a, b), 1.0
+            while scale > 1e-6 and loss(a - scale * step[0], b - scale * step[1]) > before:
+                scale /= 2
+            a, b = a - scale * step[0], b - scale * step[1]
+            if np.abs(scale * step).max() < 1e-8:
                 break
         grid = np.linspace(0.0, 1.0, 101)
         clipped = np.clip(grid, 1e-4, 1 - 1e-4)
-        return cls(grid, 1 / (1 + np.exp(-(a * np.log(clipped / (1 - clipped)) + b))))
+        return cls(grid, _sigmoid(a * np.log(clipped / (1 - clipped)) + b))
 
     def __call__(self, score: float) -> float:
         if self.x is None or self.y is None or len(self.x) == 0:
@@ -103,3 +117,7 @@ def reliability(confidences: Sequence[float], correct: Sequence[int], *, bins: i
             rows.append((low, high, int(inside.sum()), round(mean, 3), round(right, 3)))
             gap += inside.sum() * abs(mean - right)
     return rows, float(gap / max(len(confidences), 1))
+
+
+def _sigmoid(z):
+    return np.exp(-np.logaddexp(0.0, -z))
