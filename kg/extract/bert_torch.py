@@ -105,9 +105,9 @@ def encoder_arrays(state: dict[str, np.ndarray], layers: int, *, prefix: str = "
     return arrays
 
 
-def optimizer_and_schedule(torch, net, settings, examples: int):
+def optimizer_and_schedule(torch, net, settings, examples: int = 0, *, steps: int | None = None):
     """AdamW with one learning rate for the encoder (``net.bert``) and one for the heads, and a linear
-    warm-up then linear decay over ``settings.epochs`` passes of ``examples`` in batches."""
+    warm-up then linear decay over ``steps``, by default ``settings.epochs`` passes of ``examples`` in batches."""
     encoder_params = list(net.bert.parameters())
     head_params = [p for name, p in net.named_parameters() if not name.startswith("bert.")]
     optimizer = torch.optim.AdamW(
@@ -117,7 +117,8 @@ def optimizer_and_schedule(torch, net, settings, examples: int):
         ],
         weight_decay=0.01,
     )
-    steps = settings.epochs * math.ceil(examples / settings.batch_size)
+    if steps is None:
+        steps = settings.epochs * math.ceil(examples / settings.batch_size)
     warm = max(1, int(settings.warmup * steps))
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: step / warm if step < warm else max(0.0, (steps - step) / (steps - warm))

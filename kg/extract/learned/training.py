@@ -8,8 +8,9 @@ head's binary cross-entropy over the annotated mentions, and the pair classifier
 every ordered pair of annotated mentions (and referring phrases) of a sentence. Whole abstracts are
 encoded at once, as at run time.
 
-A fixed tenth of the annotated abstracts is held out (:func:`kg.extract.learned.data.split_holdout`).
-After each epoch the model is exported and run on it by the numpy code that runs it in the product;
+A fixed tenth of the annotated abstracts is held out (:func:`kg.extract.learned.data.split_holdout`);
+the others are trained on with both of their independent annotations (:func:`training_records`).
+After each epoch the model is exported and run on the held-out tenth by the numpy code of the product;
 the epoch with the best mean of entity and relation F1 there is kept. The decoding thresholds are then
 chosen on the held-out tenth, and the relation confidences calibrated on it. Dev is never read here.
 The seed, the schedule and the epochs are fixed; torch's sums on the CPU are not bit-identical from
@@ -19,11 +20,13 @@ run to run, so a rerun lands near, not on, the same figures.
 from __future__ import annotations
 
 import json
+import math
 import random
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +37,9 @@ from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.learned.calibration import Calibration
 from kg.extract.learned.component import _word_references, decode_document, vocabulary_types
 from kg.extract.learned.data import (
+    ANNOTATIONS,
+    OTHER_ANNOTATIONS,
+    SECOND_ANNOTATIONS,
     Example,
     examples_of,
     load_annotations,
@@ -65,6 +71,11 @@ class Settings:
     # The encoder starts from all-MiniLM-L6-v2 ("minilm") or from the SciERC model's fine-tuned copy of it
     # ("scierc": kg/models/scierc_joint.npz), which has already learnt scientific mentions and relations.
     start: str = "scierc"
+    # The abstracts from outside the seeds (data/annotations/scierc.json): "none"; "mixed" into every epoch;
+    # "first": one pass over them alone before the epochs over the seeds.
+    other_abstracts: str = "none"
+    # Train on both independent annotations of each abstract (data/annotations/train-second.json).
+    second_annotation: bool = True
 
 
 def train(
@@ -84,11 +95,17 @@ def train(
     random.seed(settings.seed)
     np.random.seed(settings.seed)
     torch.manual_seed(settings.seed)
-    records = load_annotations(annotations) if annotations else load_annotations()
-    train_records, held_records = split_holdout(records)
+    if settings.other_abstracts not in ("none", "mixed", "first"):
+        raise UsageError(f"unknown use of the other abstracts {settings.other_abstracts!r}: none, mixed or first")
+    train_records, held_records = training_records(
+        annotations, other_abstracts=settings.other_abstracts == "mixed", second_annotation=settings.second_annotation
+    )
     nlp = segmenter()
     train_examples, lost = examples_of(train_records, nlp)
     held_examples, _ = examples_of(held_records, nlp)
+    first_examples, _ = examples_of(
+        load_annotations(OTHER_ANNOTATIONS) if settings.other_abstracts == "first" else [], nlp
+    )
     print(
         f"{len(train_examples)} abstracts to train on, {len(held_examples)} held out; not placed: {lost}",
         file=log,
@@ -99,6 +116,7 @@ def train(
     config = json.loads((source / "config.json").read_text())
     net = _network(torch, starting_weights(source, settings.start), config, settings.layers)
     chunks = [document_chunks(vocab, e.words, e.sentences) for e in train_examples]
+    first_chunks = [document_chunks(vocab, e.words, e.sentences) for e in first_examples]
     model_config = {
         "max_width": MAX_WIDTH,
         "layers": settings.layers,
@@ -106,24 +124,22 @@ def train(
         "layer_norm_eps": config["layer_norm_eps"],
         "training": asdict(settings),
     }
-    optimizer, schedule = optimizer_and_schedule(torch, net, settings, len(train_examples))
+    steps = settings.epochs * math.ceil(len(train_examples) / settings.batch_size)
+    steps += math.ceil(len(first_examples) / settings.batch_size)
+    optimizer, schedule = optimizer_and_schedule(torch, net, settings, steps=steps)
+    step = partial(_one_pass, torch, net, optimizer, schedule, batch_size=settings.batch_size)
+    if first_examples:
+        began = time.monotonic()
+        total = step(first_chunks, first_examples)
+        print(
+            f"first, {len(first_examples)} other abstracts: loss {total:.1f}, {time.monotonic() - began:.0f} s",
+            file=log,
+        )
     deadline = time.monotonic() + 60 * minutes if minutes else None
     best, best_arrays = -1.0, None
     for epoch in range(settings.epochs):
         began = time.monotonic()
-        net.train()
-        order = list(range(len(train_examples)))
-        random.shuffle(order)
-        total = 0.0
-        for begin in range(0, len(order), settings.batch_size):
-            rows = order[begin : begin + settings.batch_size]
-            loss = net.loss([chunks[i] for i in rows], [train_examples[i] for i in rows])
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            total += float(loss.detach())
+        total = step(chunks, train_examples)
         arrays = export_arrays(net, settings.layers)
         model = LearnedModel(arrays, model_config, vocab)
         scores = evaluate(model, held_examples, held_records)
@@ -147,6 +163,40 @@ def train(
     save(output, arrays, {**model_config, "settings": asdict(decode)}, vocab_source=source / "vocab.txt")
     export_encoder(torch, best_arrays, model_config, output, log=log)
     return output
+
+
+def _one_pass(torch, net, optimizer, schedule, chunks, examples, *, batch_size: int) -> float:
+    """One pass over ``examples`` in a shuffled order, a step a batch; the summed loss."""
+    net.train()
+    order = list(range(len(examples)))
+    random.shuffle(order)
+    total = 0.0
+    for begin in range(0, len(order), batch_size):
+        rows = order[begin : begin + batch_size]
+        loss = net.loss([chunks[i] for i in rows], [examples[i] for i in rows])
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        total += float(loss.detach())
+    return total
+
+
+def training_records(
+    annotations: Path | None = None, *, other_abstracts: bool = False, second_annotation: bool = False
+) -> tuple[list[dict], list[dict]]:
+    """(training, held out): the seed annotations split as :func:`split_holdout` splits them; with
+    ``second_annotation`` each training abstract's second annotation is one more training example, with
+    ``other_abstracts`` the abstracts from outside the seeds are too. The held-out tenth is the same whatever
+    else is trained on."""
+    train_records, held_records = split_holdout(load_annotations(annotations or ANNOTATIONS))
+    if second_annotation:
+        training = {r["sha1"] for r in train_records}
+        train_records += [r for r in load_annotations(SECOND_ANNOTATIONS) if r["sha1"] in training]
+    if other_abstracts:
+        train_records += load_annotations(OTHER_ANNOTATIONS)
+    return train_records, held_records
 
 
 def export_encoder(torch, arrays, config: dict, output: Path, *, log=sys.stderr) -> Path | None:

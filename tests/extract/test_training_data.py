@@ -1,0 +1,71 @@
+"""The learned profile's training data: which abstracts it annotates, and how they are split."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+from kg.extract.learned.data import (
+    ANNOTATIONS,
+    OTHER_ANNOTATIONS,
+    SECOND_ANNOTATIONS,
+    load_annotations,
+    split_holdout,
+)
+from kg.extract.learned.training import training_records
+from kg.resources import SHARED_DIR
+
+GOLD = SHARED_DIR / "gold"
+SCIERC = SHARED_DIR / "scierc"
+needs_shared = pytest.mark.skipif(not GOLD.is_dir() or not SCIERC.is_dir(), reason="../shared is not beside the repo")
+
+
+def _lines(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@needs_shared
+def test_the_seed_annotations_are_the_training_abstracts_and_nothing_else() -> None:
+    allowed = {d["sha1"]: d["text"] for d in _lines(GOLD / "train.jsonl")}
+    annotated = load_annotations(ANNOTATIONS)
+    assert sorted(r["sha1"] for r in annotated) == sorted(allowed)
+    assert all(r["text"] == allowed[r["sha1"]] for r in annotated)
+    dev_texts = {d["text"] for d in json.loads((GOLD / "dev.json").read_text(encoding="utf-8"))}
+    assert not dev_texts & {r["text"] for r in annotated}
+
+
+@needs_shared
+def test_the_other_abstracts_are_scierc_train_and_dev_texts_never_its_test_or_a_seed() -> None:
+    rebuilt = subprocess.run(
+        [sys.executable, str(REPO / "data" / "annotations" / "scierc_texts.py"), str(SCIERC)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    texts = {d["sha1"]: d["text"] for d in map(json.loads, rebuilt.splitlines())}
+    other = load_annotations(OTHER_ANNOTATIONS)
+    assert len(other) == 400 and all(texts[r["sha1"]] == r["text"] for r in other)
+    test_keys = {"scierc-" + d["doc_key"] for d in _lines(SCIERC / "test.json")}
+    assert not test_keys & {r["sha1"] for r in other}
+    seed_ids = {d["sha1"] for d in _lines(GOLD / "train.jsonl")}
+    assert not seed_ids & {r["sha1"] for r in other}
+
+
+def test_the_second_annotation_covers_the_training_abstracts_and_never_the_held_out_tenth() -> None:
+    train, _ = split_holdout(load_annotations(ANNOTATIONS))
+    second = load_annotations(SECOND_ANNOTATIONS)
+    assert sorted((r["sha1"], r["text"]) for r in second) == sorted((r["sha1"], r["text"]) for r in train)
+
+
+def test_the_held_out_tenth_does_not_depend_on_what_else_is_trained_on() -> None:
+    alone, held = training_records()
+    assert held == split_holdout(load_annotations(ANNOTATIONS))[1]
+    other, second = load_annotations(OTHER_ANNOTATIONS), load_annotations(SECOND_ANNOTATIONS)
+    assert training_records(other_abstracts=True) == (alone + other, held)
+    assert training_records(second_annotation=True) == (alone + second, held)
+    assert training_records(other_abstracts=True, second_annotation=True) == (alone + second + other, held)
+    assert not {r["sha1"] for r in held} & {r["sha1"] for r in other + second}
