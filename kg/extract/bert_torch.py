@@ -6,6 +6,7 @@ under the names :class:`kg.extract.encoder.BertEncoder` reads. Run time needs ne
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 
@@ -124,3 +125,21 @@ def optimizer_and_schedule(torch, net, settings, examples: int = 0, *, steps: in
         optimizer, lambda step: step / warm if step < warm else max(0.0, (steps - step) / (steps - warm))
     )
     return optimizer, schedule
+
+
+def one_pass(torch, net, optimizer, schedule, inputs, examples, *, batch_size: int) -> float:
+    """One pass over ``examples`` (encoded as ``inputs``) in a shuffled order, a step a batch; the summed loss."""
+    net.train()
+    order = list(range(len(examples)))
+    random.shuffle(order)
+    total = 0.0
+    for begin in range(0, len(order), batch_size):
+        rows = order[begin : begin + batch_size]
+        loss = net.loss([inputs[i] for i in rows], [examples[i] for i in rows])
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        total += float(loss.detach())
+    return total

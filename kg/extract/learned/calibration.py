@@ -66,21 +66,28 @@ class Calibration:
         >>> weak = Calibration.platt([0.05, 0.5, 0.95, 0.99] * 3, [0, 1, 0, 1] * 3)
         >>> 0.2 < weak(0.05) < weak(0.5) < weak(0.99) < 0.8
         True
+
+        All right or all wrong, or nothing at all, still gives a map:
+
+        >>> Calibration.platt([0.3, 0.6, 0.9], [1, 1, 1])(0.6) > 0.9, Calibration.platt([], [])(0.6)
+        (True, 0.6)
         """
+        if len(scores) == 0:  # nothing to fit: confidences stay as they are
+            return cls()
         p = np.clip(np.asarray(scores, dtype=np.float64), 1e-4, 1 - 1e-4)
         x = np.log(p / (1 - p))
         y = np.asarray(correct, dtype=np.float64)
 
         def loss(a: float, b: float) -> float:  # the log loss, lightly regularised
             z = a * x + b
-            return float((np.logaddexp(0.0, z) - y * z).sum() + 5e-4 * a * a)
+            return float((np.logaddexp(0.0, z) - y * z).sum() + 5e-4 * (a * a + b * b))
 
         a, b = 1.0, 0.0
         for _ in range(iterations):  # Newton's method, each step halved until the loss falls
             q = _sigmoid(a * x + b)
             w = q * (1 - q) + 1e-9
-            gradient = np.array([((q - y) * x).sum() + 1e-3 * a, (q - y).sum()])
-            hessian = np.array([[(w * x * x).sum() + 1e-3, (w * x).sum()], [(w * x).sum(), w.sum()]])
+            gradient = np.array([((q - y) * x).sum() + 1e-3 * a, (q - y).sum() + 1e-3 * b])
+            hessian = np.array([[(w * x * x).sum() + 1e-3, (w * x).sum()], [(w * x).sum(), w.sum() + 1e-3]])
             step = np.linalg.solve(hessian, gradient)
             before, scale = loss(a, b), 1.0
             while scale > 1e-6 and loss(a - scale * step[0], b - scale * step[1]) > before:

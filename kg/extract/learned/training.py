@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import UsageError
-from kg.extract.bert_torch import optimizer_and_schedule
+from kg.extract.bert_torch import one_pass, optimizer_and_schedule
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.learned.calibration import Calibration
 from kg.extract.learned.component import _word_references, decode_document, vocabulary_types
@@ -127,7 +127,7 @@ def train(
     steps = settings.epochs * math.ceil(len(train_examples) / settings.batch_size)
     steps += math.ceil(len(first_examples) / settings.batch_size)
     optimizer, schedule = optimizer_and_schedule(torch, net, settings, steps=steps)
-    step = partial(_one_pass, torch, net, optimizer, schedule, batch_size=settings.batch_size)
+    step = partial(one_pass, torch, net, optimizer, schedule, batch_size=settings.batch_size)
     if first_examples:
         began = time.monotonic()
         total = step(first_chunks, first_examples)
@@ -163,24 +163,6 @@ def train(
     save(output, arrays, {**model_config, "settings": asdict(decode)}, vocab_source=source / "vocab.txt")
     export_encoder(torch, best_arrays, model_config, output, log=log)
     return output
-
-
-def _one_pass(torch, net, optimizer, schedule, chunks, examples, *, batch_size: int) -> float:
-    """One pass over ``examples`` in a shuffled order, a step a batch; the summed loss."""
-    net.train()
-    order = list(range(len(examples)))
-    random.shuffle(order)
-    total = 0.0
-    for begin in range(0, len(order), batch_size):
-        rows = order[begin : begin + batch_size]
-        loss = net.loss([chunks[i] for i in rows], [examples[i] for i in rows])
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        total += float(loss.detach())
-    return total
 
 
 def training_records(

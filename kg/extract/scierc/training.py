@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import UsageError
-from kg.extract.bert_torch import bert_module, encoder_arrays, optimizer_and_schedule
+from kg.extract.bert_torch import bert_module, encoder_arrays, one_pass, optimizer_and_schedule
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.scierc.corpus import read_split
 from kg.extract.scierc.model import (
@@ -143,19 +143,7 @@ def train(
     best = -1.0
     for epoch in range(settings.epochs):
         began = time.monotonic()
-        net.train()
-        order = list(range(len(train_sentences)))
-        random.shuffle(order)
-        total = 0.0
-        for begin in range(0, len(order), settings.batch_size):
-            rows = order[begin : begin + settings.batch_size]
-            loss = net.loss([encoded[i] for i in rows], [train_sentences[i] for i in rows])
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            total += float(loss.detach())
+        total = one_pass(torch, net, optimizer, schedule, encoded, train_sentences, batch_size=settings.batch_size)
         arrays = export_arrays(net, config)
         # Epochs are compared at neutral thresholds; the shipped ones were chosen on dev afterwards.
         scores = score(
