@@ -9,10 +9,11 @@ import sys
 import pytest
 from conftest import REPO
 
+from kg.errors import UsageError
 from kg.extract.learned.data import (
     ANNOTATIONS,
     OTHER_ANNOTATIONS,
-    SECOND_ANNOTATIONS,
+    REPEATED_ANNOTATIONS,
     load_annotations,
     split_holdout,
 )
@@ -55,17 +56,25 @@ def test_the_other_abstracts_are_scierc_train_and_dev_texts_never_its_test_or_a_
     assert not seed_ids & {r["sha1"] for r in other}
 
 
-def test_the_second_annotation_covers_the_training_abstracts_and_never_the_held_out_tenth() -> None:
+def test_the_repeated_annotations_cover_the_training_abstracts_and_never_the_held_out_tenth() -> None:
     train, _ = split_holdout(load_annotations(ANNOTATIONS))
-    second = load_annotations(SECOND_ANNOTATIONS)
-    assert sorted((r["sha1"], r["text"]) for r in second) == sorted((r["sha1"], r["text"]) for r in train)
+    for path in REPEATED_ANNOTATIONS:
+        again = load_annotations(path)
+        assert sorted((r["sha1"], r["text"]) for r in again) == sorted((r["sha1"], r["text"]) for r in train)
 
 
 def test_the_held_out_tenth_does_not_depend_on_what_else_is_trained_on() -> None:
     alone, held = training_records()
     assert held == split_holdout(load_annotations(ANNOTATIONS))[1]
-    other, second = load_annotations(OTHER_ANNOTATIONS), load_annotations(SECOND_ANNOTATIONS)
+    other = load_annotations(OTHER_ANNOTATIONS)
+    second, third = (load_annotations(path) for path in REPEATED_ANNOTATIONS)
     assert training_records(other_abstracts=True) == (alone + other, held)
-    assert training_records(second_annotation=True) == (alone + second, held)
-    assert training_records(other_abstracts=True, second_annotation=True) == (alone + second + other, held)
-    assert not {r["sha1"] for r in held} & {r["sha1"] for r in other + second}
+    assert training_records(annotations_per_abstract=2) == (alone + second, held)
+    assert training_records(annotations_per_abstract=3, other_abstracts=True) == (alone + second + third + other, held)
+    assert not {r["sha1"] for r in held} & {r["sha1"] for r in other + second + third}
+
+
+@pytest.mark.parametrize("count", [0, 4])
+def test_there_are_one_to_three_annotations_an_abstract(count: int) -> None:
+    with pytest.raises(UsageError, match="1 to 3"):
+        training_records(annotations_per_abstract=count)

@@ -40,8 +40,11 @@ ANNOTATIONS = REPO_DIR / "data" / "annotations" / "train.json"
 # Abstracts from outside the seeds (SciERC's train and dev texts) annotated under the same guidelines:
 # training data only, never part of the held-out tenth.
 OTHER_ANNOTATIONS = REPO_DIR / "data" / "annotations" / "scierc.json"
-# A second annotation, independent of the first, of the seed abstracts outside the held-out tenth.
-SECOND_ANNOTATIONS = REPO_DIR / "data" / "annotations" / "train-second.json"
+# More annotations, each independent of the others, of the seed abstracts outside the held-out tenth.
+REPEATED_ANNOTATIONS = (
+    REPO_DIR / "data" / "annotations" / "train-second.json",
+    REPO_DIR / "data" / "annotations" / "train-third.json",
+)
 HOLDOUT_SEED = 11
 HOLDOUT_FRACTION = 0.1
 # spaCy components the default profile does not run: the model needs tokens and sentences only.

@@ -39,7 +39,7 @@ from kg.extract.learned.component import _word_references, decode_document, voca
 from kg.extract.learned.data import (
     ANNOTATIONS,
     OTHER_ANNOTATIONS,
-    SECOND_ANNOTATIONS,
+    REPEATED_ANNOTATIONS,
     Example,
     examples_of,
     load_annotations,
@@ -74,8 +74,9 @@ class Settings:
     # The abstracts from outside the seeds (data/annotations/scierc.json): "none"; "mixed" into every epoch;
     # "first": one pass over them alone before the epochs over the seeds.
     other_abstracts: str = "none"
-    # Train on both independent annotations of each abstract (data/annotations/train-second.json).
-    second_annotation: bool = True
+    # How many independent annotations of each training abstract to train on (1 to 3): train.json, then
+    # train-second.json and train-third.json; each is one more example of the abstract.
+    annotations_per_abstract: int = 2
 
 
 def train(
@@ -98,7 +99,9 @@ def train(
     if settings.other_abstracts not in ("none", "mixed", "first"):
         raise UsageError(f"unknown use of the other abstracts {settings.other_abstracts!r}: none, mixed or first")
     train_records, held_records = training_records(
-        annotations, other_abstracts=settings.other_abstracts == "mixed", second_annotation=settings.second_annotation
+        annotations,
+        other_abstracts=settings.other_abstracts == "mixed",
+        annotations_per_abstract=settings.annotations_per_abstract,
     )
     nlp = segmenter()
     train_examples, lost = examples_of(train_records, nlp)
@@ -166,16 +169,20 @@ def train(
 
 
 def training_records(
-    annotations: Path | None = None, *, other_abstracts: bool = False, second_annotation: bool = False
+    annotations: Path | None = None, *, other_abstracts: bool = False, annotations_per_abstract: int = 1
 ) -> tuple[list[dict], list[dict]]:
-    """(training, held out): the seed annotations split as :func:`split_holdout` splits them; with
-    ``second_annotation`` each training abstract's second annotation is one more training example, with
-    ``other_abstracts`` the abstracts from outside the seeds are too. The held-out tenth is the same whatever
-    else is trained on."""
+    """(training, held out): the seed annotations split as :func:`split_holdout` splits them; each training
+    abstract's further independent annotations, up to ``annotations_per_abstract`` in all, are more
+    training examples, and with ``other_abstracts`` the abstracts from outside the seeds are too. The
+    held-out tenth, with its first annotation only, is the same whatever else is trained on."""
+    if not 1 <= annotations_per_abstract <= 1 + len(REPEATED_ANNOTATIONS):
+        raise UsageError(
+            f"annotations per abstract: 1 to {1 + len(REPEATED_ANNOTATIONS)}, not {annotations_per_abstract}"
+        )
     train_records, held_records = split_holdout(load_annotations(annotations or ANNOTATIONS))
-    if second_annotation:
-        training = {r["sha1"] for r in train_records}
-        train_records += [r for r in load_annotations(SECOND_ANNOTATIONS) if r["sha1"] in training]
+    training = {r["sha1"] for r in train_records}
+    for path in REPEATED_ANNOTATIONS[: annotations_per_abstract - 1]:
+        train_records += [r for r in load_annotations(path) if r["sha1"] in training]
     if other_abstracts:
         train_records += load_annotations(OTHER_ANNOTATIONS)
     return train_records, held_records
