@@ -9,7 +9,7 @@ every ordered pair of annotated mentions (and referring phrases) of a sentence. 
 encoded at once, as at run time.
 
 A fixed tenth of the annotated abstracts is held out (:func:`kg.extract.learned.data.split_holdout`);
-the others are trained on with both of their independent annotations (:func:`training_records`).
+the others are trained on with their independent annotations, each an example (:func:`training_records`).
 After each epoch the model is exported and run on the held-out tenth by the numpy code of the product;
 the epoch with the best mean of entity and relation F1 there is kept. The decoding thresholds are then
 chosen on the held-out tenth, and the relation confidences calibrated on it. Dev is never read here.
@@ -137,6 +137,7 @@ def train(
         print(
             f"first, {len(first_examples)} other abstracts: loss {total:.1f}, {time.monotonic() - began:.0f} s",
             file=log,
+            flush=True,
         )
     deadline = time.monotonic() + 60 * minutes if minutes else None
     best, best_arrays = -1.0, None
