@@ -366,7 +366,7 @@ def recalibrate(path: Path, method: str = CALIBRATION, *, thresholds: bool = Fal
 
     with np.load(path) as npz:
         arrays, config = unpack_weights({name: npz[name] for name in npz.files})
-    _, held_records = split_holdout(load_annotations())
+    _, held_records = training_records()
     held_examples, _ = examples_of(held_records)
     model = LearnedModel.load(path)
     if thresholds:
