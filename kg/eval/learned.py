@@ -21,15 +21,20 @@ from kg.eval.gold import DEFAULT_GOLD
 
 SCORER = DEFAULT_GOLD.parent / "score.py"
 _NO_FALLBACK = {"fallback_threshold": 1.0}
+_NOTHING = {"skip_urls": False, "acronyms": False, "references": False, "vocabulary": False, **_NO_FALLBACK}
 ABLATIONS = (
-    ("model alone", {"acronyms": False, "references": False, "vocabulary": False, **_NO_FALLBACK}),
-    ("+ acronyms (Schwartz-Hearst)", {"acronyms": True, "references": False, "vocabulary": False, **_NO_FALLBACK}),
+    ("model alone", _NOTHING),
+    ("+ no span holding a web address", {**_NOTHING, "skip_urls": True}),
+    ("+ acronyms (Schwartz-Hearst)", {**_NOTHING, "skip_urls": True, "acronyms": True}),
     (
         "+ coreference to the proposed entity",
-        {"acronyms": True, "references": True, "vocabulary": False, **_NO_FALLBACK},
+        {**_NOTHING, "skip_urls": True, "acronyms": True, "references": True},
     ),
-    ("+ a contribution in every abstract", {"acronyms": True, "references": True, "vocabulary": False}),
-    ("+ vocabulary types (SKOS)", {"acronyms": True, "references": True, "vocabulary": True}),
+    (
+        "+ a contribution in every abstract",
+        {"skip_urls": True, "acronyms": True, "references": True, "vocabulary": False},
+    ),
+    ("+ vocabulary types (SKOS)", {"skip_urls": True, "acronyms": True, "references": True, "vocabulary": True}),
 )
 
 

@@ -59,6 +59,17 @@ def test_a_reference_to_the_contribution_lands_on_the_named_entity() -> None:
     assert any(r.subject == proposed[0].id and r.predicate == "addresses" for r in record.relations)
 
 
+def test_no_span_holding_a_web_address_is_an_entity() -> None:
+    from kg.extract.learned.model import LearnedModel, Settings
+
+    words = ["We", "propose", "RAV", ".", "Code", ":", "https://github.com/acme/RAV", "and", "www.rav.org/demo", "."]
+    # Every candidate kept where none overlaps a more confident one: only the web addresses are left out.
+    model = LearnedModel.load(settings=Settings(span_threshold=1.01))
+    (prediction,) = model.predict([(words, [(0, 4), (4, len(words))], [])])
+    covered = {k for a, b, _, _ in prediction.spans for k in range(a, b)}
+    assert covered == set(range(len(words))) - {6, 8}
+
+
 @pytest.mark.parametrize(
     "scores,fallback,proposed",
     [

@@ -15,6 +15,7 @@ from kg.extract.learned.data import (
     OTHER_ANNOTATIONS,
     REPEATED_ANNOTATIONS,
     load_annotations,
+    majority_annotation,
     split_holdout,
 )
 from kg.extract.learned.training import training_records
@@ -72,6 +73,40 @@ def test_the_held_out_tenth_does_not_depend_on_what_else_is_trained_on() -> None
     assert training_records(annotations_per_abstract=2) == (alone + second, held)
     assert training_records(annotations_per_abstract=3, other_abstracts=True) == (alone + second + third + other, held)
     assert not {r["sha1"] for r in held} & {r["sha1"] for r in other + second + third}
+
+
+def test_training_on_the_majority_gives_one_example_an_abstract_and_the_same_held_out_tenth() -> None:
+    alone, held = training_records()
+    merged, held_again = training_records(annotations_per_abstract=3, majority=True)
+    assert held_again == held
+    assert [r["sha1"] for r in merged] == [r["sha1"] for r in alone]
+    assert [r["text"] for r in merged] == [r["text"] for r in alone]
+    assert merged != alone  # the annotators differ somewhere
+
+
+def _statements(record: dict) -> tuple[set, set]:
+    entities = {(e["name"], e["type"], bool(e.get("proposed"))) for e in record["entities"]}
+    relations = {
+        (
+            frozenset((r["subject"], r["object"])) if r["predicate"] == "comparedWith" else (r["subject"], r["object"]),
+            r["predicate"],
+        )
+        for r in record["relations"]
+    }
+    return entities, relations
+
+
+def test_the_majority_of_one_annotation_repeated_is_that_annotation() -> None:
+    for record in split_holdout(load_annotations(ANNOTATIONS))[0]:
+        assert _statements(majority_annotation([record] * 3)) == _statements(record), record["sha1"]
+
+
+def test_the_majority_keeps_what_two_of_three_annotators_marked() -> None:
+    record = split_holdout(load_annotations(ANNOTATIONS))[0][0]
+    without = {**record, "entities": record["entities"][1:]}  # one annotator left the first entity out
+    dropped = record["entities"][0]["name"]
+    assert dropped in {e["name"] for e in majority_annotation([record, without, record])["entities"]}
+    assert dropped not in {e["name"] for e in majority_annotation([record, without, without])["entities"]}
 
 
 @pytest.mark.parametrize("count", [0, 4])

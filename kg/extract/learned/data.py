@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kg.extract.learned.coref import find_references
+from kg.normalize import fold
 from kg.resources import REPO_DIR
 
 TYPES = ("Method", "Dataset", "Task", "Metric", "Phenomenon")
@@ -239,6 +240,85 @@ def split_holdout(
     ordered = sorted(records, key=lambda r: r["sha1"])
     held = set(random.Random(seed).sample(range(len(ordered)), round(fraction * len(ordered))))
     return [r for i, r in enumerate(ordered) if i not in held], [r for i, r in enumerate(ordered) if i in held]
+
+
+def majority_annotation(records: Sequence[dict], *, quorum: int | None = None) -> dict:
+    """One annotation of an abstract from several independent ones: what most annotators marked.
+
+    An entity is one another annotator's when a folded name or alias is shared; it is kept when
+    ``quorum`` annotators (default: more than half) marked it, with the earliest annotator's name,
+    every other name any of them gave as aliases, the type most of them gave (ties: the earliest's)
+    and ``proposed`` when ``quorum`` of all annotators said so. A relation is kept when ``quorum``
+    annotators state it between kept entities (``comparedWith`` either way round), with the earliest
+    annotator's evidence.
+
+    Examples
+    --------
+    >>> def entity(name, kind="Method", proposed=False, aliases=()):
+    ...     return {"name": name, "aliases": list(aliases), "type": kind, "proposed": proposed}
+    >>> first = {"sha1": "s", "text": "t", "entities": [entity("LoRA", proposed=True), entity("GLUE", "Method")],
+    ...          "relations": [{"subject": "LoRA", "predicate": "evaluatedOn", "object": "GLUE", "evidence": "e"}]}
+    >>> second = {"sha1": "s", "text": "t", "entities": [entity("low-rank adaptation", aliases=["LoRA"]),
+    ...           entity("GLUE", "Dataset"), entity("fine-tuning")],
+    ...           "relations": [{"subject": "low-rank adaptation", "predicate": "evaluatedOn", "object": "GLUE"}]}
+    >>> third = {"sha1": "s", "text": "t", "entities": [entity("LoRA", proposed=True), entity("GLUE", "Dataset")],
+    ...          "relations": []}
+    >>> merged = majority_annotation([first, second, third])
+    >>> [(e["name"], e["aliases"], e["type"], e["proposed"]) for e in merged["entities"]]
+    [('LoRA', ['low-rank adaptation'], 'Method', True), ('GLUE', [], 'Dataset', False)]
+    >>> [(r["subject"], r["predicate"], r["object"], r["evidence"]) for r in merged["relations"]]
+    [('LoRA', 'evaluatedOn', 'GLUE', 'e')]
+    """
+    quorum = quorum or len(records) // 2 + 1
+    groups: list[dict] = []  # {"names": folded names, "members": {annotator: entity}}
+    where: list[dict[str, int]] = []  # per annotator: entity name -> group
+    for annotator, record in enumerate(records):
+        where.append({})
+        for entity in record["entities"]:
+            names = {fold(n) for n in [entity["name"], *(entity.get("aliases") or [])] if n.strip()}
+            group = next(
+                (k for k, g in enumerate(groups) if annotator not in g["members"] and g["names"] & names), None
+            )
+            if group is None:
+                group = len(groups)
+                groups.append({"names": set(), "members": {}})
+            groups[group]["names"] |= names
+            groups[group]["members"][annotator] = entity
+            where[annotator][entity["name"]] = group
+    entities, name_of = [], {}
+    for k, group in enumerate(groups):
+        members = [group["members"][a] for a in sorted(group["members"])]
+        if len(members) < quorum:
+            continue
+        types = [m["type"] for m in members]
+        head = members[0]
+        name_of[k] = head["name"]
+        names = [n for m in members for n in [m["name"], *(m.get("aliases") or [])]]
+        entities.append(
+            {
+                "name": head["name"],
+                "aliases": [n for n in dict.fromkeys(names) if n != head["name"]],
+                "type": max(types, key=lambda t: (types.count(t), -types.index(t))),
+                "proposed": sum(bool(m.get("proposed")) for m in members) >= quorum,
+            }
+        )
+    stated: dict[tuple[int, str, int], list] = {}
+    for annotator, record in enumerate(records):
+        for relation in record.get("relations", []):
+            subject, obj = where[annotator].get(relation["subject"]), where[annotator].get(relation["object"])
+            if subject is None or obj is None:
+                continue
+            if relation["predicate"] in SYMMETRIC:
+                subject, obj = min(subject, obj), max(subject, obj)
+            stated.setdefault((subject, relation["predicate"], obj), []).append((annotator, relation))
+    relations = []
+    for (subject, predicate, obj), statements in stated.items():
+        if len({a for a, _ in statements}) >= quorum and subject in name_of and obj in name_of:
+            evidence = statements[0][1].get("evidence", "")
+            relations.append(
+                {"subject": name_of[subject], "predicate": predicate, "object": name_of[obj], "evidence": evidence}
+            )
+    return {**records[0], "entities": entities, "relations": relations}
 
 
 def examples_of(records: Sequence[dict], nlp=None) -> tuple[list[Example], dict[str, int]]:

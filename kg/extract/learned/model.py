@@ -87,6 +87,7 @@ class Settings:
     acronyms: bool = True  # join an acronym to its Schwartz-Hearst long form
     references: bool = True  # relations of "our method" / "it" / "we" land on the proposed entity
     vocabulary: bool = False  # curated SKOS labels decide the type of a known name
+    skip_urls: bool = True  # no span holding a web address is a candidate (GUIDELINES.md: skip URLs)
 
 
 @dataclass
@@ -176,8 +177,8 @@ class LearnedModel:
             if cache is not None:
                 cache[tuple(documents[d][0])] = state
         return [
-            self._document(*state, sentences, references)
-            for state, (_, sentences, references) in zip(encoded, documents)
+            self._document(*state, sentences, references, url_words(words) if self.settings.skip_urls else frozenset())
+            for state, (words, sentences, references) in zip(encoded, documents)
         ]
 
     def encode(
@@ -273,7 +274,7 @@ class LearnedModel:
             _relu(representation @ h["rel.0.weight.T"] + h["rel.0.bias"]) @ h["rel.1.weight.T"] + h["rel.1.bias"]
         )
 
-    def _document(self, hidden, firsts, lasts, sentences, references) -> DocumentPrediction:
+    def _document(self, hidden, firsts, lasts, sentences, references, excluded=frozenset()) -> DocumentPrediction:
         prediction = DocumentPrediction()
         if not len(firsts):
             return prediction
@@ -281,8 +282,14 @@ class LearnedModel:
         candidates, bounds = [], []
         for begin, end in sentences:
             start = len(candidates)
-            candidates.extend((begin + a, begin + b) for a, b in candidate_spans(end - begin, self.max_width))
+            candidates.extend(
+                (begin + a, begin + b)
+                for a, b in candidate_spans(end - begin, self.max_width)
+                if excluded.isdisjoint(range(begin + a, begin + b))
+            )
             bounds.append((start, len(candidates)))
+        if not candidates:
+            return prediction
         features, probabilities = self.span_scores(hidden, firsts, lasts, candidates, projections)
         arguments, argument_rows, numbering, pairs = [], [], [], []
         ref_spans = []
@@ -335,6 +342,19 @@ class LearnedModel:
             scores = self.pair_scores(hidden, firsts, lasts, argument_features, arguments, pairs)
             prediction.pairs = [(numbering[i], numbering[j], row) for (i, j), row in zip(pairs, scores)]
         return prediction
+
+
+def url_words(words: Sequence[str]) -> frozenset[int]:
+    """The words that are web addresses: no span holding one is an entity (``GUIDELINES.md``: skip URLs).
+
+    >>> sorted(url_words(["code", "at", "https://github.com/a/b", "and", "www.x.org", "Node.js"]))
+    [2, 4]
+    """
+    from spacy.lang.lex_attrs import like_url
+
+    return frozenset(
+        k for k, word in enumerate(words) if like_url(word) and ("/" in word or word.lower().startswith("www."))
+    )
 
 
 def document_chunks(

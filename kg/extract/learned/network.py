@@ -41,8 +41,9 @@ def export_arrays(net, layers: int) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _network(torch, weights: dict[str, np.ndarray], config: dict, layers: int):
-    """The encoder with the span, proposed and pair heads, in torch."""
+def _network(torch, weights: dict[str, np.ndarray], config: dict, layers: int, *, relation_weight: float = 1.0):
+    """The encoder with the span, proposed and pair heads, in torch; ``relation_weight`` scales the pair
+    classifier's loss against the span classifier's."""
     nn, functional = torch.nn, torch.nn.functional
     hidden = config["hidden_size"]
 
@@ -132,7 +133,7 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict, layers: int):
             )
             labelled = {(i, j): label for i, j, label in example.relations}
             relation_targets = torch.tensor([labelled.get(pair, 0) for pair in pairs])
-            return loss + functional.cross_entropy(relation_logits, relation_targets, reduction="sum")
+            return loss + relation_weight * functional.cross_entropy(relation_logits, relation_targets, reduction="sum")
 
         def pair_logits(self, h, firsts, lasts, features, arguments, pairs):
             """Relation logits of ordered ``pairs`` of ``arguments`` ``(start, end, kind)`` with span ``features``."""

@@ -43,6 +43,7 @@ from kg.extract.learned.data import (
     Example,
     examples_of,
     load_annotations,
+    majority_annotation,
     segmenter,
     split_holdout,
 )
@@ -77,6 +78,10 @@ class Settings:
     # How many independent annotations of each training abstract to train on (1 to 3): train.json, then
     # train-second.json and train-third.json; each is one more example of the abstract.
     annotations_per_abstract: int = 2
+    # Train on one annotation of each training abstract, what most of its ``annotations_per_abstract``
+    # annotations marked (:func:`kg.extract.learned.data.majority_annotation`), instead of on each.
+    majority: bool = False
+    relation_weight: float = 1.0  # the pair classifier's loss against the span classifier's
 
 
 def train(
@@ -102,6 +107,7 @@ def train(
         annotations,
         other_abstracts=settings.other_abstracts == "mixed",
         annotations_per_abstract=settings.annotations_per_abstract,
+        majority=settings.majority,
     )
     nlp = segmenter()
     train_examples, lost = examples_of(train_records, nlp)
@@ -117,7 +123,13 @@ def train(
     source = minilm_dir()
     vocab = WordPiece.from_file(source / "vocab.txt")
     config = json.loads((source / "config.json").read_text())
-    net = _network(torch, starting_weights(source, settings.start), config, settings.layers)
+    net = _network(
+        torch,
+        starting_weights(source, settings.start),
+        config,
+        settings.layers,
+        relation_weight=settings.relation_weight,
+    )
     chunks = [document_chunks(vocab, e.words, e.sentences) for e in train_examples]
     first_chunks = [document_chunks(vocab, e.words, e.sentences) for e in first_examples]
     model_config = {
@@ -170,12 +182,17 @@ def train(
 
 
 def training_records(
-    annotations: Path | None = None, *, other_abstracts: bool = False, annotations_per_abstract: int = 1
+    annotations: Path | None = None,
+    *,
+    other_abstracts: bool = False,
+    annotations_per_abstract: int = 1,
+    majority: bool = False,
 ) -> tuple[list[dict], list[dict]]:
     """(training, held out): the seed annotations split as :func:`split_holdout` splits them; each training
     abstract's further independent annotations, up to ``annotations_per_abstract`` in all, are more
-    training examples, and with ``other_abstracts`` the abstracts from outside the seeds are too. The
-    held-out tenth, with its first annotation only, is the same whatever else is trained on."""
+    training examples (with ``majority``, they make one example: what most of them marked), and with
+    ``other_abstracts`` the abstracts from outside the seeds are too. The held-out tenth, with its first
+    annotation only, is the same whatever else is trained on."""
     if not 1 <= annotations_per_abstract <= 1 + len(REPEATED_ANNOTATIONS):
         raise UsageError(
             f"annotations per abstract: 1 to {1 + len(REPEATED_ANNOTATIONS)}, not {annotations_per_abstract}"
@@ -184,6 +201,11 @@ def training_records(
     training = {r["sha1"] for r in train_records}
     for path in REPEATED_ANNOTATIONS[: annotations_per_abstract - 1]:
         train_records += [r for r in load_annotations(path) if r["sha1"] in training]
+    if majority:
+        by_abstract: dict[str, list[dict]] = {}
+        for record in train_records:
+            by_abstract.setdefault(record["sha1"], []).append(record)
+        train_records = [majority_annotation(records) for records in by_abstract.values()]
     if other_abstracts:
         train_records += load_annotations(OTHER_ANNOTATIONS)
     return train_records, held_records
