@@ -5,8 +5,9 @@ A span-based joint model in the manner of the SciERC one (:mod:`kg.extract.scier
 pieces it reuses), but reading the whole abstract at once: the abstract's words (spaCy tokens) are
 split into WordPiece pieces and encoded once by all-MiniLM-L6-v2 fine-tuned with the heads (in
 chunks of whole sentences when it passes 510 pieces). Every stretch of up to ``max_width`` words of
-a sentence is a candidate span, represented by its first and last pieces and a width embedding;
-one head classifies it into our five types or none, a second scores whether the paper proposes it.
+a sentence, unless it holds a web address, is a candidate span, represented by its first and last
+pieces and a width embedding; one head classifies it into our five types or none, a second scores
+whether the paper proposes it.
 Every ordered pair of the kept spans of a sentence, and of the phrases that refer to the paper's
 own contribution ("our method", "it", "we": :mod:`kg.extract.learned.coref`), is classified into
 the seven predicates or none, from the two span representations, their product, the mean of the
@@ -353,7 +354,7 @@ def url_words(words: Sequence[str]) -> frozenset[int]:
     from spacy.lang.lex_attrs import like_url
 
     return frozenset(
-        k for k, word in enumerate(words) if like_url(word) and ("/" in word or word.lower().startswith("www."))
+        k for k, word in enumerate(words) if ("/" in word or word[:4].lower() == "www.") and like_url(word)
     )
 
 

@@ -82,6 +82,8 @@ class Settings:
     # annotations marked (:func:`kg.extract.learned.data.majority_annotation`), instead of on each.
     majority: bool = False
     relation_weight: float = 1.0  # the pair classifier's loss against the span classifier's
+    # The mean of the weights of the last this many epochs is one more candidate for the model kept (1: none).
+    average_epochs: int = 1
 
 
 def train(
@@ -152,25 +154,33 @@ def train(
             flush=True,
         )
     deadline = time.monotonic() + 60 * minutes if minutes else None
-    best, best_arrays = -1.0, None
-    for epoch in range(settings.epochs):
-        began = time.monotonic()
-        total = step(chunks, train_examples)
-        arrays = export_arrays(net, settings.layers)
-        model = LearnedModel(arrays, model_config, vocab)
-        scores = evaluate(model, held_examples, held_records)
+    best, best_arrays, history = -1.0, None, []
+
+    def consider(arrays: dict[str, np.ndarray], what: str) -> None:
+        """Score ``arrays`` on the held-out tenth, and keep them if the best so far."""
+        nonlocal best, best_arrays
+        scores = evaluate(LearnedModel(arrays, model_config, vocab), held_examples, held_records)
         print(
-            f"epoch {epoch + 1}/{settings.epochs}: loss {total:.1f}, {time.monotonic() - began:.0f} s; held out: "
-            + ", ".join(f"{k} {v:.3f}" for k, v in scores.items() if k != "pairs"),
+            f"{what}; held out: " + ", ".join(f"{k} {v:.3f}" for k, v in scores.items() if k != "pairs"),
             file=log,
             flush=True,
         )
         measure = (scores["entities"] + scores["relations"]) / 2
         if measure > best:
             best, best_arrays = measure, arrays
+
+    for epoch in range(settings.epochs):
+        began = time.monotonic()
+        total = step(chunks, train_examples)
+        arrays = export_arrays(net, settings.layers)
+        history = [*history, arrays][-settings.average_epochs :]
+        consider(arrays, f"epoch {epoch + 1}/{settings.epochs}: loss {total:.1f}, {time.monotonic() - began:.0f} s")
         if deadline is not None and time.monotonic() > deadline:
             print(f"time is up after epoch {epoch + 1}; keeping the best so far", file=log)
             break
+    if len(history) > 1:
+        averaged = {name: np.mean([arrays[name] for arrays in history], axis=0) for name in history[0]}
+        consider(averaged, f"mean of the last {len(history)} epochs")
     model = LearnedModel(best_arrays, model_config, vocab)
     decode = choose_thresholds(model, held_examples, held_records, log=log)
     model.settings = decode
