@@ -109,6 +109,17 @@ def test_the_majority_keeps_what_two_of_three_annotators_marked() -> None:
     assert dropped not in {e["name"] for e in majority_annotation([record, without, without])["entities"]}
 
 
+@pytest.mark.parametrize(
+    "settings,message",
+    [({"average_epochs": 0}, "epochs to average: at least 1"), ({"other_abstracts": "all"}, "none, mixed or first")],
+)
+def test_training_refuses_settings_it_cannot_follow_before_it_starts(settings: dict, message: str) -> None:
+    from kg.extract.learned.training import Settings, train
+
+    with pytest.raises(UsageError, match=message):
+        train(settings=Settings(**settings))
+
+
 @pytest.mark.parametrize("count", [0, 4])
 def test_there_are_one_to_three_annotations_an_abstract(count: int) -> None:
     with pytest.raises(UsageError, match="1 to 3"):

@@ -95,6 +95,10 @@ def train(
     log=sys.stderr,
 ) -> Path:
     """Train, export the best epoch with its thresholds and calibration to ``output``, and return it."""
+    if settings.other_abstracts not in ("none", "mixed", "first"):
+        raise UsageError(f"unknown use of the other abstracts {settings.other_abstracts!r}: none, mixed or first")
+    if settings.average_epochs < 1:  # a slice from -0 would silently average every epoch
+        raise UsageError(f"epochs to average: at least 1, not {settings.average_epochs}")
     try:
         import torch
     except ImportError:
@@ -103,8 +107,6 @@ def train(
     random.seed(settings.seed)
     np.random.seed(settings.seed)
     torch.manual_seed(settings.seed)
-    if settings.other_abstracts not in ("none", "mixed", "first"):
-        raise UsageError(f"unknown use of the other abstracts {settings.other_abstracts!r}: none, mixed or first")
     train_records, held_records = training_records(
         annotations,
         other_abstracts=settings.other_abstracts == "mixed",
