@@ -35,6 +35,42 @@ def test_dev_figures_hold() -> None:
         assert scores["typed"]["per_type"][name]["F1"] >= row["F1"], name
 
 
+@needs_gold
+def test_bootstrap_intervals_cover_the_figure_and_repeat_with_the_seed() -> None:
+    from kg.eval.learned import bootstrap_intervals, score
+
+    records = json.loads(DEFAULT_GOLD.read_text(encoding="utf-8"))
+    # The annotations themselves for every other abstract, nothing for the rest: the F1s vary by abstract.
+    predictions = [
+        {
+            "id": r["sha1"],
+            "entities": [
+                {
+                    "id": e["name"],
+                    "label": e["name"],
+                    "type": e["type"],
+                    "aliases": e.get("aliases", []),
+                    "proposed": e.get("proposed", False),
+                }
+                for e in (r["entities"] if k % 2 == 0 else [])
+            ],
+            "relations": [
+                {"subject": x["subject"], "predicate": x["predicate"], "object": x["object"], "confidence": 1.0}
+                for x in (r.get("relations", []) if k % 2 == 0 else [])
+            ],
+        }
+        for k, r in enumerate(records)
+    ]
+    scores = score(predictions)
+    intervals = bootstrap_intervals(predictions, samples=200, seed=3)
+    for key in ("typed", "proposed", "relations"):
+        low, high = intervals[key]
+        assert low < scores[key]["F1"] < high, (key, intervals[key], scores[key]["F1"])
+        assert high - low > 0.05
+    assert bootstrap_intervals(predictions, samples=200, seed=3) == intervals
+    assert bootstrap_intervals(predictions, samples=200, seed=4) != intervals
+
+
 def test_the_learned_profile_runs_the_model_without_the_parser() -> None:
     from kg.extract.pipeline import build_pipeline
 
