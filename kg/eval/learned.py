@@ -82,6 +82,30 @@ def score(predictions: list[dict], gold: Path = DEFAULT_GOLD) -> dict:
     return out
 
 
+def annotations_as_predictions(records: list[dict]) -> list[dict]:
+    """Annotated abstracts in the shape of ``kg extract`` output lines (what a perfect extractor prints)."""
+    return [
+        {
+            "id": r["sha1"],
+            "entities": [
+                {
+                    "id": e["name"],
+                    "label": e["name"],
+                    "type": e["type"],
+                    "aliases": e.get("aliases", []),
+                    "proposed": e.get("proposed", False),
+                }
+                for e in r["entities"]
+            ],
+            "relations": [
+                {"subject": x["subject"], "predicate": x["predicate"], "object": x["object"], "confidence": 1.0}
+                for x in r.get("relations", [])
+            ],
+        }
+        for r in records
+    ]
+
+
 def bootstrap_intervals(
     predictions: list[dict], gold: Path = DEFAULT_GOLD, *, samples: int = 1000, seed: int = 0, level: float = 0.95
 ) -> dict[str, tuple[float, float]]:
@@ -93,14 +117,7 @@ def bootstrap_intervals(
     --------
     Predictions that are the annotations themselves score 1.0 in every resampling:
 
-    >>> records = json.loads(DEFAULT_GOLD.read_text(encoding="utf-8"))
-    >>> perfect = [
-    ...     {"id": r["sha1"], "entities": [{"id": e["name"], "label": e["name"], "type": e["type"],
-    ...      "aliases": e.get("aliases", []), "proposed": e.get("proposed", False)} for e in r["entities"]],
-    ...      "relations": [{"subject": x["subject"], "predicate": x["predicate"], "object": x["object"]}
-    ...      for x in r.get("relations", [])]}
-    ...     for r in records
-    ... ]
+    >>> perfect = annotations_as_predictions(json.loads(DEFAULT_GOLD.read_text(encoding="utf-8")))
     >>> bootstrap_intervals(perfect, samples=20)
     {'typed': (1.0, 1.0), 'proposed': (1.0, 1.0), 'relations': (1.0, 1.0)}
     """

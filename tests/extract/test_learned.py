@@ -37,30 +37,13 @@ def test_dev_figures_hold() -> None:
 
 @needs_gold
 def test_bootstrap_intervals_cover_the_figure_and_repeat_with_the_seed() -> None:
-    from kg.eval.learned import bootstrap_intervals, score
+    from kg.eval.learned import annotations_as_predictions, bootstrap_intervals, score
 
     records = json.loads(DEFAULT_GOLD.read_text(encoding="utf-8"))
     # The annotations themselves for every other abstract, nothing for the rest: the F1s vary by abstract.
-    predictions = [
-        {
-            "id": r["sha1"],
-            "entities": [
-                {
-                    "id": e["name"],
-                    "label": e["name"],
-                    "type": e["type"],
-                    "aliases": e.get("aliases", []),
-                    "proposed": e.get("proposed", False),
-                }
-                for e in (r["entities"] if k % 2 == 0 else [])
-            ],
-            "relations": [
-                {"subject": x["subject"], "predicate": x["predicate"], "object": x["object"], "confidence": 1.0}
-                for x in (r.get("relations", []) if k % 2 == 0 else [])
-            ],
-        }
-        for k, r in enumerate(records)
-    ]
+    predictions = annotations_as_predictions(
+        [r if k % 2 == 0 else {**r, "entities": [], "relations": []} for k, r in enumerate(records)]
+    )
     scores = score(predictions)
     intervals = bootstrap_intervals(predictions, samples=200, seed=3)
     for key in ("typed", "proposed", "relations"):
