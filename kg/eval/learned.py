@@ -20,6 +20,7 @@ from pathlib import Path
 from kg.eval.gold import DEFAULT_GOLD
 
 SCORER = DEFAULT_GOLD.parent / "score.py"
+RESAMPLINGS = 1000  # of the annotated abstracts, for the intervals of the figures
 _NO_FALLBACK = {"fallback_threshold": 1.0}
 _NOTHING = {"skip_urls": False, "acronyms": False, "references": False, "vocabulary": False, **_NO_FALLBACK}
 ABLATIONS = (
@@ -107,7 +108,12 @@ def annotations_as_predictions(records: list[dict]) -> list[dict]:
 
 
 def bootstrap_intervals(
-    predictions: list[dict], gold: Path = DEFAULT_GOLD, *, samples: int = 1000, seed: int = 0, level: float = 0.95
+    predictions: list[dict],
+    gold: Path = DEFAULT_GOLD,
+    *,
+    samples: int = RESAMPLINGS,
+    seed: int = 0,
+    level: float = 0.95,
 ) -> dict[str, tuple[float, float]]:
     """How far the typed, proposed and relation F1 would move with other abstracts of the same kind: the
     central ``level`` interval of each over ``samples`` resamplings of the annotated abstracts with
@@ -211,7 +217,7 @@ def report(*, ablation: bool = True, reliability_table: bool = True) -> str:
     intervals = bootstrap_intervals(predictions)
     lines += [
         "",
-        "95% intervals over 1000 resamplings of the abstracts: "
+        f"95% intervals over {RESAMPLINGS} resamplings of the abstracts: "
         + ", ".join(f"{name} F1 {low:.3f} to {high:.3f}" for name, (low, high) in intervals.items()),
     ]
     if ablation:
