@@ -64,6 +64,14 @@ def test_the_repeated_annotations_cover_the_training_abstracts_and_never_the_hel
         assert sorted((r["sha1"], r["text"]) for r in again) == sorted((r["sha1"], r["text"]) for r in train)
 
 
+def test_the_held_out_tenths_second_annotation_covers_it_alone_in_its_order() -> None:
+    _, held = split_holdout(load_annotations(ANNOTATIONS))
+    second = load_annotations(REPO / "data" / "annotations" / "holdout-second.json")
+    assert [(r["sha1"], r["text"]) for r in second] == [(r["sha1"], r["text"]) for r in held]
+    assert second != held  # annotated again, not copied
+    assert all(r["entities"] for r in second)
+
+
 def test_the_held_out_tenth_does_not_depend_on_what_else_is_trained_on() -> None:
     alone, held = training_records()
     assert held == split_holdout(load_annotations(ANNOTATIONS))[1]
