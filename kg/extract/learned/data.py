@@ -41,6 +41,9 @@ ANNOTATIONS = REPO_DIR / "data" / "annotations" / "train.json"
 # Abstracts from outside the seeds (SciERC's train and dev texts) annotated under the same guidelines:
 # training data only, never part of the held-out tenth.
 OTHER_ANNOTATIONS = REPO_DIR / "data" / "annotations" / "scierc.json"
+# Abstracts written for training, not taken from papers (data/annotations/README.md says how), annotated under
+# the same guidelines: training data only, never part of the held-out tenth.
+WRITTEN_ANNOTATIONS = REPO_DIR / "data" / "annotations" / "written.json"
 # More annotations, each independent of the others, of the seed abstracts outside the held-out tenth.
 REPEATED_ANNOTATIONS = (
     REPO_DIR / "data" / "annotations" / "train-second.json",

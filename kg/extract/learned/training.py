@@ -9,7 +9,8 @@ every ordered pair of annotated mentions (and referring phrases) of a sentence. 
 encoded at once, as at run time.
 
 A fixed tenth of the annotated abstracts is held out (:func:`kg.extract.learned.data.split_holdout`);
-the others are trained on with their independent annotations, each an example (:func:`training_records`).
+the others are trained on with their independent annotations, each an example, and so are the abstracts
+written for training (:func:`training_records`).
 After each epoch the model is exported and run on the held-out tenth by the numpy code of the product;
 the epoch with the best mean of entity and relation F1 there is kept. The decoding thresholds are then
 chosen on the held-out tenth, and the relation confidences calibrated on it. Dev is never read here.
@@ -40,6 +41,7 @@ from kg.extract.learned.data import (
     ANNOTATIONS,
     OTHER_ANNOTATIONS,
     REPEATED_ANNOTATIONS,
+    WRITTEN_ANNOTATIONS,
     Example,
     examples_of,
     load_annotations,
@@ -82,6 +84,9 @@ class Settings:
     # annotations marked (:func:`kg.extract.learned.data.majority_annotation`), instead of on each.
     majority: bool = False
     relation_weight: float = 1.0  # the pair classifier's loss against the span classifier's
+    # How many of the abstracts written for training (data/annotations/written.json, in its order) to mix into
+    # every epoch, each once (0: none).
+    written_abstracts: int = 1200
     # The mean of the weights of the last this many epochs is one more candidate for the model kept (1: none).
     average_epochs: int = 1
 
@@ -112,6 +117,7 @@ def train(
         other_abstracts=settings.other_abstracts == "mixed",
         annotations_per_abstract=settings.annotations_per_abstract,
         majority=settings.majority,
+        written_abstracts=settings.written_abstracts,
     )
     nlp = segmenter()
     train_examples, lost = examples_of(train_records, nlp)
@@ -199,12 +205,14 @@ def training_records(
     other_abstracts: bool = False,
     annotations_per_abstract: int = 1,
     majority: bool = False,
+    written_abstracts: int = 0,
 ) -> tuple[list[dict], list[dict]]:
     """(training, held out): the seed annotations split as :func:`split_holdout` splits them; each training
     abstract's further independent annotations, up to ``annotations_per_abstract`` in all, are more
-    training examples (with ``majority``, they make one example: what most of them marked), and with
-    ``other_abstracts`` the abstracts from outside the seeds are too. The held-out tenth, with its first
-    annotation only, is the same whatever else is trained on."""
+    training examples (with ``majority``, they make one example: what most of them marked); so are the first
+    ``written_abstracts`` of the abstracts written for training, and with ``other_abstracts`` the abstracts
+    from outside the seeds. The held-out tenth, with its first annotation only, is the same whatever else is
+    trained on."""
     if not 1 <= annotations_per_abstract <= 1 + len(REPEATED_ANNOTATIONS):
         raise UsageError(
             f"annotations per abstract: 1 to {1 + len(REPEATED_ANNOTATIONS)}, not {annotations_per_abstract}"
@@ -218,6 +226,11 @@ def training_records(
         for record in train_records:
             by_abstract.setdefault(record["sha1"], []).append(record)
         train_records = [majority_annotation(records) for records in by_abstract.values()]
+    if written_abstracts:
+        written = load_annotations(WRITTEN_ANNOTATIONS)
+        if not 0 <= written_abstracts <= len(written):
+            raise UsageError(f"written abstracts: 0 to {len(written)}, not {written_abstracts}")
+        train_records += written[:written_abstracts]
     if other_abstracts:
         train_records += load_annotations(OTHER_ANNOTATIONS)
     return train_records, held_records
