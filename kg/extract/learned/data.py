@@ -44,6 +44,8 @@ OTHER_ANNOTATIONS = REPO_DIR / "data" / "annotations" / "scierc.json"
 # Abstracts written for training, not taken from papers (data/annotations/README.md says how), annotated under
 # the same guidelines: training data only, never part of the held-out tenth.
 WRITTEN_ANNOTATIONS = REPO_DIR / "data" / "annotations" / "written.json"
+# A second annotation, independent of the first, of the first 600 written abstracts.
+WRITTEN_SECOND_ANNOTATIONS = REPO_DIR / "data" / "annotations" / "written-second.json"
 # More annotations, each independent of the others, of the seed abstracts outside the held-out tenth.
 REPEATED_ANNOTATIONS = (
     REPO_DIR / "data" / "annotations" / "train-second.json",

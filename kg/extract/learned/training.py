@@ -13,7 +13,8 @@ the others are trained on with their independent annotations, each an example, a
 written for training (:func:`training_records`).
 After each epoch the model is exported and run on the held-out tenth by the numpy code of the product;
 the epoch with the best mean of entity and relation F1 there is kept. The decoding thresholds are then
-chosen on the held-out tenth, and the relation confidences calibrated on it. Dev is never read here.
+chosen on the held-out tenth, and the relation confidences calibrated on it, with the encoder that will
+run (the int8 ONNX graph written beside the weights, where onnx is installed). Dev is never read here.
 The seed, the schedule and the epochs are fixed; torch's sums on the CPU are not bit-identical from
 run to run, so a rerun lands near, not on, the same figures.
 """
@@ -35,6 +36,7 @@ import numpy as np
 from kg.errors import UsageError
 from kg.extract.bert_torch import one_pass, optimizer_and_schedule
 from kg.extract.encoder import WordPiece, load_safetensors
+from kg.extract.learned import onnx_encoder
 from kg.extract.learned.calibration import Calibration
 from kg.extract.learned.component import _word_references, decode_document, vocabulary_types
 from kg.extract.learned.data import (
@@ -42,6 +44,7 @@ from kg.extract.learned.data import (
     OTHER_ANNOTATIONS,
     REPEATED_ANNOTATIONS,
     WRITTEN_ANNOTATIONS,
+    WRITTEN_SECOND_ANNOTATIONS,
     Example,
     examples_of,
     load_annotations,
@@ -87,6 +90,8 @@ class Settings:
     # How many of the abstracts written for training (data/annotations/written.json, in its order) to mix into
     # every epoch, each once (0: none).
     written_abstracts: int = 1200
+    # Train on the second annotation of those written abstracts that have one too, each one more example.
+    written_second: bool = False
     # The mean of the weights of the last this many epochs is one more candidate for the model kept (1: none).
     average_epochs: int = 1
 
@@ -118,6 +123,7 @@ def train(
         annotations_per_abstract=settings.annotations_per_abstract,
         majority=settings.majority,
         written_abstracts=settings.written_abstracts,
+        written_second=settings.written_second,
     )
     nlp = segmenter()
     train_examples, lost = examples_of(train_records, nlp)
@@ -189,13 +195,16 @@ def train(
     if len(history) > 1:
         averaged = {name: np.mean([arrays[name] for arrays in history], axis=0) for name in history[0]}
         consider(averaged, f"mean of the last {len(history)} epochs")
-    model = LearnedModel(best_arrays, model_config, vocab)
+    graph = export_encoder(torch, best_arrays, model_config, output, log=log)
+    # The thresholds and the calibration are chosen with the encoder that will run: the int8 graph where
+    # there is one (its scores differ a little from the float32 pass's).
+    encoder = onnx_encoder.OnnxEncoder(graph) if graph else None
+    model = LearnedModel(best_arrays, model_config, vocab, encoder=encoder)
     decode = choose_thresholds(model, held_examples, held_records, log=log)
     model.settings = decode
     calibration = fit_calibration(model, held_examples, held_records)
     arrays = {**best_arrays, **calibration.to_arrays()}
     save(output, arrays, {**model_config, "settings": asdict(decode)}, vocab_source=source / "vocab.txt")
-    export_encoder(torch, best_arrays, model_config, output, log=log)
     return output
 
 
@@ -206,11 +215,13 @@ def training_records(
     annotations_per_abstract: int = 1,
     majority: bool = False,
     written_abstracts: int = 0,
+    written_second: bool = False,
 ) -> tuple[list[dict], list[dict]]:
     """(training, held out): the seed annotations split as :func:`split_holdout` splits them; each training
     abstract's further independent annotations, up to ``annotations_per_abstract`` in all, are more
     training examples (with ``majority``, they make one example: what most of them marked); so are the first
-    ``written_abstracts`` of the abstracts written for training, and with ``other_abstracts`` the abstracts
+    ``written_abstracts`` of the abstracts written for training (with ``written_second``, those of them with a
+    second annotation once more, in it), and with ``other_abstracts`` the abstracts
     from outside the seeds. The held-out tenth, with its first annotation only, is the same whatever else is
     trained on."""
     if not 1 <= annotations_per_abstract <= 1 + len(REPEATED_ANNOTATIONS):
@@ -231,6 +242,9 @@ def training_records(
         if not 0 <= written_abstracts <= len(written):
             raise UsageError(f"written abstracts: 0 to {len(written)}, not {written_abstracts}")
         train_records += written[:written_abstracts]
+        if written_second:
+            chosen = {r["sha1"] for r in written[:written_abstracts]}
+            train_records += [r for r in load_annotations(WRITTEN_SECOND_ANNOTATIONS) if r["sha1"] in chosen]
     if other_abstracts:
         train_records += load_annotations(OTHER_ANNOTATIONS)
     return train_records, held_records
@@ -240,7 +254,6 @@ def export_encoder(torch, arrays, config: dict, output: Path, *, log=sys.stderr)
     """The encoder as an int8 ONNX graph beside ``output``, for onnxruntime (needs onnx and onnxruntime)."""
     import importlib.util
 
-    from kg.extract.learned import onnx_encoder
     from kg.extract.learned.model import ENCODER_FILE
 
     if importlib.util.find_spec("onnx") is None or importlib.util.find_spec("onnxruntime") is None:
@@ -407,15 +420,16 @@ def fit_calibration(model: LearnedModel, examples, records, method: str = CALIBR
 
 
 def recalibrate(path: Path, method: str = CALIBRATION, *, thresholds: bool = False, log=sys.stderr) -> Path:
-    """Refit the calibration (and with ``thresholds``, the decoding thresholds) of a trained model on the
-    held-out tenth, without retraining."""
+    """Refit the calibration (and with ``thresholds``, choose the decoding thresholds again, from the
+    defaults, as :func:`train` does) of a trained model on the held-out tenth, without retraining; with
+    the encoder that runs (:meth:`LearnedModel.load`)."""
     from kg.extract.scierc.model import unpack_weights
 
     with np.load(path) as npz:
         arrays, config = unpack_weights({name: npz[name] for name in npz.files})
     _, held_records = training_records()
     held_examples, _ = examples_of(held_records)
-    model = LearnedModel.load(path)
+    model = LearnedModel.load(path, DecodeSettings() if thresholds else None)
     if thresholds:
         model.settings = choose_thresholds(model, held_examples, held_records, log=log)
     calibration = fit_calibration(model, held_examples, held_records, method)
