@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Score annotation files (check.py's format) against the annotated dev abstracts with the gold scorer.
 
-usage: score_blind.py ANNOTATIONS.jsonl [...]      (run from the repository; ../shared/gold beside it)
-Each annotation line becomes a `kg extract`-shaped line, and ../shared/gold/score.py scores them all.
+usage: .venv/bin/python data/annotations/score_blind.py ANNOTATIONS.jsonl [...]   (../shared/gold beside
+the repository). Each annotation line becomes a `kg extract`-shaped line
+(kg.eval.learned.annotations_as_predictions), and ../shared/gold/score.py scores them all.
 """
 import json
 import os
@@ -12,22 +13,16 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCORER = os.path.join(HERE, "..", "..", "..", "shared", "gold", "score.py")
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
 
-
-def as_prediction(annotation):
-    entities = [{"id": e["name"], "label": e["name"], "type": e["type"], "aliases": e.get("aliases", []),
-                 "proposed": e.get("proposed", False)} for e in annotation["entities"]]
-    relations = [{"subject": r["subject"], "predicate": r["predicate"], "object": r["object"]}
-                 for r in annotation["relations"]]
-    return {"id": annotation["sha1"], "entities": entities, "relations": relations}
+from kg.eval.learned import annotations_as_predictions  # noqa: E402
 
 
 def main(paths):
+    records = [json.loads(line) for path in paths for line in open(path, encoding="utf-8") if line.strip()]
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as out:
-        for path in paths:
-            for line in open(path, encoding="utf-8"):
-                if line.strip():
-                    out.write(json.dumps(as_prediction(json.loads(line))) + "\n")
+        for prediction in annotations_as_predictions(records):
+            out.write(json.dumps(prediction) + "\n")
     try:
         return subprocess.call([sys.executable, SCORER, out.name])
     finally:
