@@ -3,7 +3,9 @@
 The annotation format and the matching rules are those of ``gold/score.py`` beside the
 annotated files (``GUIDELINES.md``): per abstract, predicted entities are matched one to one
 with annotated ones when a name or alias coincides after folding case, hyphens, leading
-articles and a plural "s"; the typed score also needs the same type.
+articles and a plural "s"; the typed score also needs the same type. A relation matches when its
+subject's and object's names so match the annotated relation's and the predicate is the same
+(``comparedWith`` in either order, and a predicted ``outperforms`` matches it too).
 
 Examples
 --------
@@ -88,6 +90,75 @@ def score_named_entities(predicted: Mapping[str, list], gold: Mapping[str, list]
     return Scores.from_labels(per_type)
 
 
+SCORED_PREDICATES = frozenset(
+    {"usedFor", "evaluatedOn", "outperforms", "comparedWith", "addresses", "partOf", "hyponymOf"}
+)
+"""The predicates of the guidelines' table; others (conjunction, featureOf) are not scored."""
+
+
+def score_relations(
+    predicted: Mapping[str, list],
+    predicted_relations: Mapping[str, list],
+    gold: Mapping[str, list],
+    gold_relations: Mapping[str, list],
+    *,
+    pairs_only: bool = False,
+) -> Scores:
+    """Predicted relations (between entity ids) against annotated ones (between entity names), one to
+    one in annotation order, per predicate; ``pairs_only`` scores the entity pairs, in either order.
+
+    Examples
+    --------
+    >>> gold = {"d": [{"name": "A", "type": "Method"}, {"name": "B", "type": "Method"}]}
+    >>> gold_relations = {"d": [{"subject": "A", "predicate": "comparedWith", "object": "B"}]}
+    >>> pred = {"d": [{"id": "e1", "label": "a"}, {"id": "e2", "label": "b"}]}
+    >>> beats = {"d": [{"subject": "e2", "predicate": "outperforms", "object": "e1"}]}
+    >>> score_relations(pred, beats, gold, gold_relations).micro
+    Prf(tp=1, fp=0, fn=0)
+    """
+    per_predicate: dict[str, Prf] = {}
+
+    def count(predicate: str, outcome: Prf) -> None:
+        per_predicate[predicate] = per_predicate.get(predicate, Prf()) + outcome
+
+    for doc, annotated in gold_relations.items():
+        wanted = _relation_names(gold.get(doc, []), annotated, name="name", ref="name")
+        found = _relation_names(predicted.get(doc, []), predicted_relations.get(doc, []), name="label", ref="id")
+        used: set[int] = set()
+        for relation in wanted:
+            hit = next(
+                (i for i, p in enumerate(found) if i not in used and _relation_match(p, relation, pairs_only)), None
+            )
+            if hit is None:
+                count(relation[1], Prf(fn=1))
+            else:
+                used.add(hit)
+                count(relation[1], Prf(tp=1))
+        for i, p in enumerate(found):
+            if i not in used:
+                count(p[1], Prf(fp=1))
+    return Scores.from_labels(per_predicate)
+
+
+def _relation_names(entities: list, relations: list, *, name: str, ref: str) -> list[tuple[set, str, set]]:
+    by_ref = {e[ref]: _names(e, name) for e in entities}
+    return [
+        (by_ref[r["subject"]], r["predicate"], by_ref[r["object"]])
+        for r in relations
+        if r.get("predicate") in SCORED_PREDICATES and r.get("subject") in by_ref and r.get("object") in by_ref
+    ]
+
+
+def _relation_match(predicted: tuple, annotated: tuple, pairs_only: bool) -> bool:
+    (ps, pp, po), (gs, gp, go) = predicted, annotated
+    forward, backward = bool(ps & gs and po & go), bool(ps & go and po & gs)
+    if pairs_only:
+        return forward or backward
+    if gp == "comparedWith":
+        return pp in ("comparedWith", "outperforms") and (forward or backward)
+    return pp == gp and forward
+
+
 def score_proposed(predicted: Mapping[str, list], gold: Mapping[str, list]) -> Scores:
     """Which entities the paper introduces: predicted ``proposed`` entities against annotated ones."""
     tp = fp = fn = 0
@@ -100,10 +171,12 @@ def score_proposed(predicted: Mapping[str, list], gold: Mapping[str, list]) -> S
     return Scores(micro=Prf(tp, fp, fn))
 
 
-def load_gold(paths: Iterable[str | Path]) -> tuple[dict[str, str], dict[str, list]]:
-    """Texts and annotated entities by abstract id, from one or more annotation files."""
+def load_gold(paths: Iterable[str | Path]) -> tuple[dict[str, str], dict[str, list], dict[str, list]]:
+    """Texts, annotated entities and annotated relations by abstract id, from one or more annotation
+    files (relations of the abstracts that carry them)."""
     texts: dict[str, str] = {}
     entities: dict[str, list] = {}
+    relations: dict[str, list] = {}
     for path in paths:
         try:
             records = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -114,25 +187,34 @@ def load_gold(paths: Iterable[str | Path]) -> tuple[dict[str, str], dict[str, li
         for record in records:
             texts[record["sha1"]] = record["text"]
             entities[record["sha1"]] = record["entities"]
-    return texts, entities
+            if "relations" in record:
+                relations[record["sha1"]] = record["relations"]
+    return texts, entities, relations
 
 
 @dataclass(frozen=True)
 class GoldEvaluation:
-    """Typed, untyped and contribution scores of the default extraction on annotated abstracts."""
+    """Typed, untyped and contribution scores of an extraction on annotated abstracts, and its relations'
+    (``None`` when no abstract carries relations)."""
 
     documents: int
     typed: Scores
     untyped: Scores
     proposed: Scores
+    relations: Scores | None = None
+    pairs: Scores | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "docs": self.documents,
             "typed": _as_json(self.typed),
             "untyped": _as_json(self.untyped),
             "proposed": _as_json(self.proposed),
         }
+        if self.relations is not None and self.pairs is not None:
+            out["relations"] = _as_json(self.relations, "per_predicate")
+            out["pairs"] = self.pairs.micro.as_dict(3, short=True)
+        return out
 
     def to_text(self) -> str:
         lines = [
@@ -140,16 +222,13 @@ class GoldEvaluation:
             "",
             f"{'typed':<14}{'P':>7}{'R':>7}{'F1':>7}{'tp':>6}{'fp':>6}{'fn':>6}",
         ]
-        for name, row in _as_json(self.typed)["per_type"].items():
-            lines.append(
-                f"  {name:<12}{row['P']:7.3f}{row['R']:7.3f}{row['F1']:7.3f}{row['tp']:6d}{row['fp']:6d}{row['fn']:6d}"
-            )
-        for name, scores in (("typed", self.typed), ("untyped", self.untyped), ("proposed", self.proposed)):
-            score = scores.micro
-            lines.append(
-                f"  {name:<12}{score.precision:7.3f}{score.recall:7.3f}{score.f1:7.3f}"
-                f"{score.tp:6d}{score.fp:6d}{score.fn:6d}"
-            )
+        lines += [_row(name, prf) for name, prf in sorted(self.typed.per_label.items())]
+        totals = [("typed", self.typed), ("untyped", self.untyped), ("proposed", self.proposed)]
+        lines += [_row(name, scores.micro) for name, scores in totals]
+        if self.relations is not None and self.pairs is not None:
+            lines += ["", f"{'relations':<14}{'P':>7}{'R':>7}{'F1':>7}{'tp':>6}{'fp':>6}{'fn':>6}"]
+            lines += [_row(name, prf) for name, prf in sorted(self.relations.per_label.items())]
+            lines += [_row("relations", self.relations.micro), _row("pairs", self.pairs.micro)]
         return "\n".join(lines)
 
 
@@ -157,21 +236,34 @@ def evaluate_gold(
     paths: Iterable[str | Path] = (DEFAULT_GOLD,), *, model: str | None = None, profile: str = "default"
 ) -> GoldEvaluation:
     """Run the extraction ``profile`` over the annotated abstracts and score it."""
-    texts, gold = load_gold(paths)
+    texts, gold, gold_relations = load_gold(paths)
     extractor = Extractor(model=model, profile=profile)
     documents = [Document(id=doc_id, text=text, source=f"gold:{doc_id}") for doc_id, text in texts.items()]
-    predicted = {r.id: [e.to_json() for e in r.entities] for r in extractor.extract(documents)}
+    predicted, predicted_relations = {}, {}
+    for record in extractor.extract(documents):
+        line = record.to_json()
+        predicted[record.id], predicted_relations[record.id] = line["entities"], line["relations"]
+    relations = pairs = None
+    if gold_relations:
+        relations = score_relations(predicted, predicted_relations, gold, gold_relations)
+        pairs = score_relations(predicted, predicted_relations, gold, gold_relations, pairs_only=True)
     return GoldEvaluation(
         documents=len(gold),
         typed=score_named_entities(predicted, gold, typed=True),
         untyped=score_named_entities(predicted, gold, typed=False),
         proposed=score_proposed(predicted, gold),
+        relations=relations,
+        pairs=pairs,
     )
 
 
-def _as_json(scores: Scores) -> dict:
-    """The annotation scorer's layout: the figures to 3 places, then the types in name order."""
+def _row(name: str, prf: Prf) -> str:
+    return f"  {name:<12}{prf.precision:7.3f}{prf.recall:7.3f}{prf.f1:7.3f}{prf.tp:6d}{prf.fp:6d}{prf.fn:6d}"
+
+
+def _as_json(scores: Scores, table: str = "per_type") -> dict:
+    """The annotation scorer's layout: the figures to 3 places, then the types (or predicates) in name order."""
     return {
         **scores.micro.as_dict(3, short=True),
-        "per_type": {name: prf.as_dict(3, short=True) for name, prf in sorted(scores.per_label.items())},
+        table: {name: prf.as_dict(3, short=True) for name, prf in sorted(scores.per_label.items())},
     }

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_kg
 
-from kg.eval.gold import DEFAULT_GOLD, score_named_entities, score_proposed
+from kg.eval.gold import DEFAULT_GOLD, score_named_entities, score_proposed, score_relations
 
 SHARED_SCORER = DEFAULT_GOLD.parent / "score.py"
 REGRESSION = json.loads((REPO / "tests" / "data" / "gold_regression.json").read_text())
@@ -37,6 +37,48 @@ def test_matching_folds_case_hyphens_articles_and_plurals() -> None:
     assert score_proposed(pred, gold).micro.f1 == 1.0
 
 
+def test_relations_match_by_names_predicate_and_direction() -> None:
+    gold = {
+        "d": [
+            {"name": "Adaptive Return-conditioned Policy", "aliases": ["ARP"], "type": "Method"},
+            {"name": "goal misgeneralization", "type": "Phenomenon"},
+            {"name": "Procgen", "type": "Dataset"},
+        ]
+    }
+    gold_relations = {
+        "d": [
+            {
+                "subject": "Adaptive Return-conditioned Policy",
+                "predicate": "addresses",
+                "object": "goal misgeneralization",
+            },
+            {"subject": "Adaptive Return-conditioned Policy", "predicate": "evaluatedOn", "object": "Procgen"},
+        ]
+    }
+    pred = {
+        "d": [
+            {"id": "p", "label": "ARP"},
+            {"id": "g", "label": "Goal Misgeneralization"},
+            {"id": "b", "label": "Procgen"},
+        ]
+    }
+    found = {
+        "d": [
+            {"subject": "p", "predicate": "addresses", "object": "g"},  # right, through the alias
+            {"subject": "b", "predicate": "evaluatedOn", "object": "p"},  # the pair, the wrong way round
+            {"subject": "p", "predicate": "conjunction", "object": "b"},  # not a scored predicate
+        ]
+    }
+    scores = score_relations(pred, found, gold, gold_relations)
+    assert (scores.micro.tp, scores.micro.fp, scores.micro.fn) == (1, 1, 1)
+    assert {name: (prf.tp, prf.fp, prf.fn) for name, prf in scores.per_label.items()} == {
+        "addresses": (1, 0, 0),
+        "evaluatedOn": (0, 1, 1),
+    }
+    pairs = score_relations(pred, found, gold, gold_relations, pairs_only=True).micro
+    assert (pairs.tp, pairs.fp, pairs.fn) == (2, 0, 0)
+
+
 @needs_gold
 def test_eval_gold_meets_its_recorded_figures(tmp_path: Path) -> None:
     done = run_kg("eval", "gold", "--format", "json")
@@ -48,6 +90,8 @@ def test_eval_gold_meets_its_recorded_figures(tmp_path: Path) -> None:
     assert report["proposed"]["F1"] >= REGRESSION["proposed"]["F1"]
     phenomenon = report["typed"]["per_type"]["Phenomenon"]
     assert phenomenon["P"] >= REGRESSION["phenomenon"]["P"] and phenomenon["R"] >= REGRESSION["phenomenon"]["R"]
+    for key in ("P", "R", "F1"):
+        assert report["relations"][key] >= REGRESSION["relations"][key]
 
 
 @needs_gold
@@ -74,9 +118,31 @@ def test_eval_gold_agrees_with_the_annotation_scorer(tmp_path: Path) -> None:
     ).stdout
     expected = json.loads(theirs[: theirs.rindex("}") + 1])
     ours = json.loads(run_kg("eval", "gold", "--format", "json").stdout)
-    for what in ("typed", "untyped"):
+    for what in ("typed", "untyped", "relations"):
         assert {k: ours[what][k] for k in ("tp", "fp", "fn")} == {k: expected[what][k] for k in ("tp", "fp", "fn")}
+    assert ours["relations"]["per_predicate"] == {
+        name: {"P": row["P"], "R": row["R"], "F1": row["F1"], **counts}
+        for name, counts in expected["relations"]["per_predicate"].items()
+        for row in [_prf(**counts)]
+    }
+    assert {k: ours["pairs"][k] for k in ("tp", "fp", "fn")} == {k: expected["pairs"][k] for k in ("tp", "fp", "fn")}
     assert ours["proposed"]["F1"] == expected["proposed"]["F1"]
+
+
+def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
+    p, r = (tp / (tp + fp) if tp + fp else 0.0), (tp / (tp + fn) if tp + fn else 0.0)
+    return {"P": round(p, 3), "R": round(r, 3), "F1": round(2 * p * r / (p + r), 3) if p + r else 0.0}
+
+
+@needs_gold
+def test_abstracts_without_relations_give_no_relation_scores(tmp_path: Path) -> None:
+    record = dict(json.loads(DEFAULT_GOLD.read_text())[0])
+    del record["relations"]
+    (tmp_path / "gold.json").write_text(json.dumps([record]))
+    done = run_kg("eval", "gold", "--gold", str(tmp_path / "gold.json"), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["docs"] == 1 and "relations" not in report and "pairs" not in report
 
 
 def test_missing_annotation_file_is_named(tmp_path: Path) -> None:
