@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,31 +63,10 @@ def score_named_entities(predicted: Mapping[str, list], gold: Mapping[str, list]
     """Greedy one-to-one matching per abstract, as the annotation's scorer does; per entity type,
     a match and a miss count for the annotated entity's type, a spurious entity for its own."""
     per_type: dict[str, Prf] = {}
-
-    def count(entity_type: str, outcome: Prf) -> None:
-        per_type[entity_type] = per_type.get(entity_type, Prf()) + outcome
-
     for doc, gold_entities in gold.items():
-        candidates = predicted.get(doc, [])
-        used: set[int] = set()
-        for g in gold_entities:
-            wanted = _names(g, "name")
-            hit = next(
-                (
-                    i
-                    for i, p in enumerate(candidates)
-                    if i not in used and (not typed or p.get("type") == g["type"]) and wanted & _names(p, "label")
-                ),
-                None,
-            )
-            if hit is None:
-                count(g["type"], Prf(fn=1))
-            else:
-                used.add(hit)
-                count(g["type"], Prf(tp=1))
-        for i, p in enumerate(candidates):
-            if i not in used:
-                count(p.get("type", "?"), Prf(fp=1))
+        wanted = [(_names(g, "name"), g["type"]) for g in gold_entities]
+        found = [(_names(p, "label"), p.get("type", "?")) for p in predicted.get(doc, [])]
+        _match_one_to_one(wanted, found, lambda p, g: (not typed or p[1] == g[1]) and bool(p[0] & g[0]), per_type)
     return Scores.from_labels(per_type)
 
 
@@ -116,27 +95,28 @@ def score_relations(
     Prf(tp=1, fp=0, fn=0)
     """
     per_predicate: dict[str, Prf] = {}
-
-    def count(predicate: str, outcome: Prf) -> None:
-        per_predicate[predicate] = per_predicate.get(predicate, Prf()) + outcome
-
     for doc, annotated in gold_relations.items():
         wanted = _relation_names(gold.get(doc, []), annotated, name="name", ref="name")
         found = _relation_names(predicted.get(doc, []), predicted_relations.get(doc, []), name="label", ref="id")
-        used: set[int] = set()
-        for relation in wanted:
-            hit = next(
-                (i for i, p in enumerate(found) if i not in used and _relation_match(p, relation, pairs_only)), None
-            )
-            if hit is None:
-                count(relation[1], Prf(fn=1))
-            else:
-                used.add(hit)
-                count(relation[1], Prf(tp=1))
-        for i, p in enumerate(found):
-            if i not in used:
-                count(p[1], Prf(fp=1))
+        _match_one_to_one(wanted, found, lambda p, g: _relation_match(p, g, pairs_only), per_predicate)
     return Scores.from_labels(per_predicate)
+
+
+def _match_one_to_one(
+    wanted: list[tuple], found: list[tuple], matches: Callable[[tuple, tuple], bool], counts: dict[str, Prf]
+) -> None:
+    """Greedy one-to-one matching of one abstract, in annotation order, added to ``counts`` by label (the
+    second field of each item): a match and a miss count for the annotated item's label, a spurious item
+    for its own."""
+    used: set[int] = set()
+    for item in wanted:
+        hit = next((i for i, other in enumerate(found) if i not in used and matches(other, item)), None)
+        if hit is not None:
+            used.add(hit)
+        counts[item[1]] = counts.get(item[1], Prf()) + (Prf(fn=1) if hit is None else Prf(tp=1))
+    for i, other in enumerate(found):
+        if i not in used:
+            counts[other[1]] = counts.get(other[1], Prf()) + Prf(fp=1)
 
 
 def _relation_names(entities: list, relations: list, *, name: str, ref: str) -> list[tuple[set, str, set]]:
