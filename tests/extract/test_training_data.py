@@ -207,3 +207,13 @@ def test_training_refuses_settings_it_cannot_follow_before_it_starts(settings: d
 def test_there_are_one_to_three_annotations_an_abstract(count: int) -> None:
     with pytest.raises(UsageError, match="1 to 3"):
         training_records(annotations_per_abstract=count)
+
+
+def test_the_model_learns_exactly_the_predicates_the_guidelines_score() -> None:
+    # PREDICATES fixes the order of the pair head's outputs (the shipped weights depend on it); the set
+    # must stay the one `kg eval gold` scores, so a predicate added to the project reaches both or neither.
+    from kg.eval.gold import SCORED_PREDICATES
+    from kg.extract.learned.data import PREDICATES
+
+    assert len(set(PREDICATES)) == len(PREDICATES)
+    assert set(PREDICATES) == SCORED_PREDICATES
