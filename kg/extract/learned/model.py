@@ -50,6 +50,7 @@ from kg.extract.scierc.model import (
     candidate_spans,
     decode_spans,
     distance_bucket,
+    mean_between,
     unpack_weights,
 )
 from kg.resources import MODELS_DIR
@@ -397,13 +398,6 @@ def document_chunks(
         ids.append(vocab.ids["[SEP]"])
         out.append((ids, firsts, lasts, start))
     return out
-
-
-def mean_between(hidden: np.ndarray, firsts, lasts, first: tuple[int, int], second: tuple[int, int]) -> np.ndarray:
-    """The mean of the pieces between two word spans (zeros when they touch)."""
-    low = min(lasts[first[1] - 1], lasts[second[1] - 1]) + 1
-    high = max(firsts[first[0]], firsts[second[0]])
-    return hidden[low:high].mean(0) if high > low else np.zeros(hidden.shape[-1], dtype=hidden.dtype)
 
 
 # --- from predictions to entities and relations ------------------------------------------------

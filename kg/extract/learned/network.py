@@ -14,7 +14,7 @@ from kg.extract.learned.data import (
     TYPES,
     Example,
 )
-from kg.extract.scierc.model import candidate_spans, distance_bucket
+from kg.extract.scierc.model import candidate_spans, distance_bucket, mean_between
 
 MAX_WIDTH, FEATURE, EMBEDDING, PROPOSED_HIDDEN = 10, 300, 32, 150
 
@@ -139,11 +139,7 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict, layers: int, *
             """Relation logits of ordered ``pairs`` of ``arguments`` ``(start, end, kind)`` with span ``features``."""
             x = [p[0] for p in pairs]
             y = [p[1] for p in pairs]
-            between = []
-            for i, j in pairs:
-                low = min(lasts[arguments[i][1] - 1], lasts[arguments[j][1] - 1]) + 1
-                high = max(firsts[arguments[i][0]], firsts[arguments[j][0]])
-                between.append(h[low:high].mean(0) if high > low else torch.zeros(hidden))
+            between = [mean_between(h, firsts, lasts, arguments[i][:2], arguments[j][:2]) for i, j in pairs]
             distance = torch.tensor([distance_bucket(arguments[j][0] - arguments[i][0]) for i, j in pairs])
             kinds = torch.tensor([a[2] for a in arguments])
             first, second = features[x], features[y]

@@ -230,7 +230,7 @@ class SciercModel:
         index = [k for k, _, _ in chosen]
         first = span_repr[[index[x] for x, _ in pairs]]
         second = span_repr[[index[y] for _, y in pairs]]
-        between = np.stack([_mean_between(hidden, firsts, lasts, chosen[x][1], chosen[y][1]) for x, y in pairs])
+        between = np.stack([mean_between(hidden, firsts, lasts, chosen[x][1], chosen[y][1]) for x, y in pairs])
         distance = np.array([distance_bucket(chosen[y][1][0] - chosen[x][1][0]) for x, y in pairs])
         types = np.array([chosen[x][2] for x, _ in pairs]), np.array([chosen[y][2] for _, y in pairs])
         pair_repr = np.concatenate(
@@ -357,12 +357,16 @@ def _our_type(probabilities: np.ndarray, label: int) -> str:
     return OUR_TYPE[ENTITY_TYPES[best - 1]]
 
 
-def _mean_between(
-    hidden: np.ndarray, firsts: list[int], lasts: list[int], first: tuple[int, int], second: tuple[int, int]
-) -> np.ndarray:
+def mean_between(hidden, firsts, lasts, first: tuple[int, int], second: tuple[int, int]):
+    """The mean of the pieces between two word spans (zeros when they touch), for numpy arrays and torch
+    tensors alike (training builds the same pair input as the run-time model).
+
+    >>> mean_between(np.arange(8.0).reshape(4, 2), [0, 1, 2, 3], [0, 1, 2, 3], (0, 1), (3, 4))
+    array([3., 4.])
+    """
     low = min(lasts[first[1] - 1], lasts[second[1] - 1]) + 1
     high = max(firsts[first[0]], firsts[second[0]])
-    return hidden[low:high].mean(0) if high > low else np.zeros(hidden.shape[-1], dtype=hidden.dtype)
+    return hidden[low:high].mean(0) if high > low else hidden[0] * 0
 
 
 def decode_spans(

@@ -33,6 +33,7 @@ from kg.extract.scierc.model import (
     SciercModel,
     candidate_spans,
     distance_bucket,
+    mean_between,
     neighbour_words,
     ordered_pairs,
     pack_weights,
@@ -300,11 +301,7 @@ def _network(torch, weights: dict[str, np.ndarray], config: dict):
                 return loss
             rows = [index[m[:2]] for m in mentions]
             first, second = spans[[rows[x] for x, _ in pairs]], spans[[rows[y] for _, y in pairs]]
-            between = []
-            for x, y in pairs:
-                low = min(lasts[mentions[x][1] - 1], lasts[mentions[y][1] - 1]) + 1
-                high = max(firsts[mentions[x][0]], firsts[mentions[y][0]])
-                between.append(h[low:high].mean(0) if high > low else torch.zeros(hidden))
+            between = [mean_between(h, firsts, lasts, mentions[x][:2], mentions[y][:2]) for x, y in pairs]
             distance = torch.tensor([distance_bucket(mentions[y][0] - mentions[x][0]) for x, y in pairs])
             first_type = torch.tensor([mentions[x][2] for x, _ in pairs])
             second_type = torch.tensor([mentions[y][2] for _, y in pairs])
