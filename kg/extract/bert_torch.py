@@ -10,6 +10,8 @@ import random
 
 import numpy as np
 
+from kg.errors import UsageError
+
 LAYER_NAMES = {
     "query": "attention.self.query",
     "key": "attention.self.key",
@@ -20,6 +22,18 @@ LAYER_NAMES = {
     "out": "output.dense",
     "out_norm": "output.LayerNorm",
 }
+
+
+def seeded_torch(seed: int):
+    """torch, with it and Python's and numpy's generators seeded for a training; a clear error without it."""
+    try:
+        import torch
+    except ImportError:
+        raise UsageError("training needs torch: pip install -e '.[train]' (or: make train)") from None
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    return torch
 
 
 def bert_module(torch, weights: dict[str, np.ndarray], config: dict, *, layers: int | None = None):

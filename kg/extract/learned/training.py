@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -34,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import UsageError
-from kg.extract.bert_torch import one_pass, optimizer_and_schedule
+from kg.extract.bert_torch import one_pass, optimizer_and_schedule, seeded_torch
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.learned import onnx_encoder
 from kg.extract.learned.calibration import Calibration
@@ -109,14 +108,8 @@ def train(
         raise UsageError(f"unknown use of the other abstracts {settings.other_abstracts!r}: none, mixed or first")
     if settings.average_epochs < 1:  # a slice from -0 would silently average every epoch
         raise UsageError(f"epochs to average: at least 1, not {settings.average_epochs}")
-    try:
-        import torch
-    except ImportError:
-        raise UsageError("training needs torch: pip install -e '.[train]' (or: make train)") from None
+    torch = seeded_torch(settings.seed)
     output = Path(output or MODEL_FILE)
-    random.seed(settings.seed)
-    np.random.seed(settings.seed)
-    torch.manual_seed(settings.seed)
     train_records, held_records = training_records(
         annotations,
         other_abstracts=settings.other_abstracts == "mixed",

@@ -14,7 +14,6 @@ on the CPU are not bit-identical from run to run, so a rerun lands near, not on,
 from __future__ import annotations
 
 import json
-import random
 import sys
 import time
 from collections.abc import Sequence
@@ -24,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import UsageError
-from kg.extract.bert_torch import bert_module, encoder_arrays, one_pass, optimizer_and_schedule
+from kg.extract.bert_torch import bert_module, encoder_arrays, one_pass, optimizer_and_schedule, seeded_torch
 from kg.extract.encoder import WordPiece, load_safetensors
 from kg.extract.scierc.corpus import read_split
 from kg.extract.scierc.model import (
@@ -116,18 +115,12 @@ def train(
     output: Path | None = None, *, settings: Settings = Settings(), minutes: float | None = None, log=sys.stderr
 ) -> Path:
     """Train, export the best checkpoint (by dev relation F1) to ``output``, and return it."""
-    try:
-        import torch
-    except ImportError:
-        raise UsageError("training needs torch: pip install -e '.[train]' (or: make train)") from None
+    torch = seeded_torch(settings.seed)
     import spacy
 
     from kg.extract.model import resolve_model
 
     output = Path(output or MODEL_FILE)
-    random.seed(settings.seed)
-    np.random.seed(settings.seed)
-    torch.manual_seed(settings.seed)
     tokenizer = spacy.load(resolve_model(), exclude=["*"]).tokenizer
     train_sentences, dev_sentences = sentences_of("train", tokenizer), sentences_of("dev", tokenizer)
     source = minilm_dir()
