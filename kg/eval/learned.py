@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from kg.eval.gold import DEFAULT_GOLD
+from kg.metrics import Prf
 
 SCORER = DEFAULT_GOLD.parent / "score.py"
 RESAMPLINGS = 1000  # of the annotated abstracts, for the intervals of the figures
@@ -76,10 +77,7 @@ def score(predictions: list[dict], gold: Path = DEFAULT_GOLD) -> dict:
         }
     for key, table in (("typed", "per_type"), ("relations", "per_predicate")):
         for row in out[key][table].values():
-            tp, fp, fn = row["tp"], row["fp"], row["fn"]
-            p = tp / (tp + fp) if tp + fp else 0.0
-            r = tp / (tp + fn) if tp + fn else 0.0
-            row.update(P=round(p, 3), R=round(r, 3), F1=round(2 * p * r / (p + r), 3) if p + r else 0.0)
+            row.update(Prf(row["tp"], row["fp"], row["fn"]).as_dict(3, short=True))
     return out
 
 
