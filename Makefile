@@ -38,8 +38,8 @@ test: install
 
 # Lint and format (ruff) and the layer rules between packages (import-linter contracts in pyproject.toml).
 lint: install
-	$(VENV)/bin/ruff check kg shell tests
-	$(VENV)/bin/ruff format --check kg shell tests
+	$(VENV)/bin/ruff check kg shell tests data/audit
+	$(VENV)/bin/ruff format --check kg shell tests data/audit
 	$(VENV)/bin/lint-imports --no-cache
 
 # One thread for numerical work (BLAS), as the cost targets are measured: a multi-threaded BLAS under the

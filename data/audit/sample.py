@@ -31,8 +31,15 @@ NODES_QUERY = f"""SELECT DISTINCT ?paper ?e ?l ?t WHERE {{
   ?paper ?link ?e VALUES ?link {{ kg:proposes kg:uses kg:evaluatesOn kg:studies kg:mentions }}
   ?e rdfs:label ?l ; a ?t VALUES ?t {{ {TYPES} }} }}"""
 # A corrupted control's predicate: one the guidelines would not give the annotated relation.
-OTHER = {"usedFor": "partOf", "evaluatedOn": "usedFor", "outperforms": "partOf", "comparedWith": "hyponymOf",
-         "addresses": "evaluatedOn", "partOf": "hyponymOf", "hyponymOf": "partOf"}
+OTHER = {
+    "usedFor": "partOf",
+    "evaluatedOn": "usedFor",
+    "outperforms": "partOf",
+    "comparedWith": "hyponymOf",
+    "addresses": "evaluatedOn",
+    "partOf": "hyponymOf",
+    "hyponymOf": "partOf",
+}
 
 
 def local(iri):
@@ -41,8 +48,9 @@ def local(iri):
 
 def query(store, sparql):
     kg = os.path.join(os.path.dirname(sys.executable), "kg")  # the venv's command
-    answer = subprocess.run([kg, "--store", store, "query", sparql, "--format", "json"],
-                            capture_output=True, text=True, check=True)
+    answer = subprocess.run(
+        [kg, "--store", store, "query", sparql, "--format", "json"], capture_output=True, text=True, check=True
+    )
     return [{k: v["value"] for k, v in row.items()} for row in json.loads(answer.stdout)["results"]["bindings"]]
 
 
@@ -56,10 +64,22 @@ def main(default_store, rules_store, out):
     for source, store in (("default", default_store), ("rules", rules_store)):
         rows = [r for r in query(store, STATEMENTS) if local(r["paper"]) in split]
         for r in sorted(rows, key=lambda r: r["st"]):
-            items.append({"source": source, "iri": r["st"], "confidence": float(r["conf"]) if "conf" in r else None,
-                          "split": split[local(r["paper"])], "kind": "statement", "paper": local(r["paper"]),
-                          "subject": r["sl"], "subject_type": local(r.get("stype")), "predicate": local(r["p"]),
-                          "object": r["ol"], "object_type": local(r.get("otype")), "evidence": r["ev"]})
+            items.append(
+                {
+                    "source": source,
+                    "iri": r["st"],
+                    "confidence": float(r["conf"]) if "conf" in r else None,
+                    "split": split[local(r["paper"])],
+                    "kind": "statement",
+                    "paper": local(r["paper"]),
+                    "subject": r["sl"],
+                    "subject_type": local(r.get("stype")),
+                    "predicate": local(r["p"]),
+                    "object": r["ol"],
+                    "object_type": local(r.get("otype")),
+                    "evidence": r["ev"],
+                }
+            )
     gold = [(r["sha1"], rel, {e["name"]: e["type"] for e in r["entities"]}) for r in dev for rel in r["relations"]]
     gold = [(sha, rel, types) for sha, rel, types in gold if rel["subject"] in types and rel["object"] in types]
     rng.shuffle(gold)
@@ -70,15 +90,35 @@ def main(default_store, rules_store, out):
                 predicate, source = OTHER[predicate], "control-predicate"
             else:
                 subject, obj, source = obj, subject, "control-direction"
-        items.append({"source": source, "kind": "statement", "paper": sha, "subject": subject,
-                      "subject_type": types[subject], "predicate": predicate, "object": obj,
-                      "object_type": types[obj], "evidence": rel["evidence"]})
+        items.append(
+            {
+                "source": source,
+                "kind": "statement",
+                "paper": sha,
+                "subject": subject,
+                "subject_type": types[subject],
+                "predicate": predicate,
+                "object": obj,
+                "object_type": types[obj],
+                "evidence": rel["evidence"],
+            }
+        )
     for source, store in (("default", default_store), ("rules", rules_store)):
-        rows = sorted((r for r in query(store, NODES_QUERY) if local(r["paper"]) in split),
-                      key=lambda r: (r["paper"], r["e"], r["t"]))
+        rows = sorted(
+            (r for r in query(store, NODES_QUERY) if local(r["paper"]) in split),
+            key=lambda r: (r["paper"], r["e"], r["t"]),
+        )
         for r in rng.sample(rows, NODES):
-            items.append({"source": source, "iri": r["e"], "kind": "entity", "paper": local(r["paper"]),
-                          "name": r["l"], "type": local(r["t"])})
+            items.append(
+                {
+                    "source": source,
+                    "iri": r["e"],
+                    "kind": "entity",
+                    "paper": local(r["paper"]),
+                    "name": r["l"],
+                    "type": local(r["t"]),
+                }
+            )
     rng.shuffle(items)
     for n, item in enumerate(items):
         item["id"] = f"i{n:04d}"

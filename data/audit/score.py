@@ -67,8 +67,10 @@ def main(path):
 
 def report_confidence(confident):
     """Stored confidence against the judges: means, a reliability table and the area under the ROC curve."""
-    print(f"      mean confidence: judged right by both {mean([c for c, r in confident if r == 1]):.3f}, "
-          f"wrong by both {mean([c for c, r in confident if r == 0]):.3f}")
+    print(
+        f"      mean confidence: judged right by both {mean([c for c, r in confident if r == 1]):.3f}, "
+        f"wrong by both {mean([c for c, r in confident if r == 0]):.3f}"
+    )
     bins = defaultdict(list)
     for c, r in confident:
         bins[min(int(c * 10), 9)].append((c, r))
@@ -77,7 +79,8 @@ def report_confidence(confident):
         rows = bins[b]
         mean_confidence, fraction = mean([c for c, _ in rows]), mean([r for _, r in rows])
         error += len(rows) / len(confident) * abs(mean_confidence - fraction)
-        print(f"      {b / 10:.1f}-{(b + 1) / 10:.1f} {len(rows):4}  confidence {mean_confidence:.3f}  right {fraction:.3f}")
+        band = f"{b / 10:.1f}-{(b + 1) / 10:.1f}"
+        print(f"      {band} {len(rows):4}  confidence {mean_confidence:.3f}  right {fraction:.3f}")
     positive = [c for c, r in confident if r == 1]
     negative = [c for c, r in confident if r == 0]
     auc = mean([(p > q) + 0.5 * (p == q) for p in positive for q in negative])
