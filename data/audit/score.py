@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The audit's figures from judged.json: how often two judges find the graph's statements and nodes right.
 
-usage: python3 data/audit/score.py [judged.json]
+usage: .venv/bin/python data/audit/score.py [judged.json]   (the reliability table is the project's own:
+kg.extract.learned.calibration.reliability, as `python -m kg.eval.learned` prints it on dev)
 """
 
 import json
@@ -10,6 +11,9 @@ import sys
 from collections import Counter, defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+
+from kg.extract.learned.calibration import reliability  # noqa: E402
 
 
 def right(item):
@@ -71,16 +75,9 @@ def report_confidence(confident):
         f"      mean confidence: judged right by both {mean([c for c, r in confident if r == 1]):.3f}, "
         f"wrong by both {mean([c for c, r in confident if r == 0]):.3f}"
     )
-    bins = defaultdict(list)
-    for c, r in confident:
-        bins[min(int(c * 10), 9)].append((c, r))
-    error = 0.0
-    for b in sorted(bins):
-        rows = bins[b]
-        mean_confidence, fraction = mean([c for c, _ in rows]), mean([r for _, r in rows])
-        error += len(rows) / len(confident) * abs(mean_confidence - fraction)
-        band = f"{b / 10:.1f}-{(b + 1) / 10:.1f}"
-        print(f"      {band} {len(rows):4}  confidence {mean_confidence:.3f}  right {fraction:.3f}")
+    rows, error = reliability([c for c, _ in confident], [r for _, r in confident])
+    for low, high, count, mean_confidence, fraction in rows:
+        print(f"      {low:.1f}-{high:.1f} {count:4}  confidence {mean_confidence:.3f}  right {fraction:.3f}")
     positive = [c for c, r in confident if r == 1]
     negative = [c for c, r in confident if r == 0]
     auc = mean([(p > q) + 0.5 * (p == q) for p in positive for q in negative])
