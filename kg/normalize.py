@@ -12,6 +12,8 @@ Examples
 'adaptive-return-conditioned-policy'
 >>> entity_key("GPT-4")
 'gpt-4'
+>>> plain_name(r"Poincar\\'e embeddings"), fold(r"Tanks \\& Temples") == fold("Tanks & Temples")
+('Poincaré embeddings', True)
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ _JOINED_PREFIX = re.compile(
 
 
 def fold(text: str) -> str:
-    """Fold case, hyphens, whitespace, a leading article and a final plural 's'.
+    """Fold TeX markup, case, hyphens, whitespace, a leading article and a final plural 's'.
 
     Two surface forms that fold alike name the same concept.
 
@@ -41,13 +43,82 @@ def fold(text: str) -> str:
     >>> fold("Pre-training") == fold("pretraining"), fold("multi-modal") == fold("multimodal")
     (True, True)
     """
-    text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
+    text = unicodedata.normalize("NFKC", plain_name(text)).lower().replace("\u2019", "'")
     text = _JOINED_PREFIX.sub(r"\1", text)
     text = _SPACES.sub(" ", _DASHES.sub(" ", text)).strip()
     text = _LEADING_ARTICLE.sub("", text)
     words = text.split(" ")
     words[-1] = singular(words[-1])
     return " ".join(words)
+
+
+# TeX in a name, as abstracts copied from arXiv carry it: accents, escaped characters, Greek letters,
+# font commands (sometimes with their backslash lost: "textbf{generalist}"), braces and math dollars.
+_TEX_HINT = re.compile(r"[\\{}$]|--")
+_ACCENTS = {
+    "'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304", ".": "\u0307",
+    "c": "\u0327", "v": "\u030c", "u": "\u0306", "H": "\u030b", "k": "\u0328", "r": "\u030a",
+}  # fmt: skip
+_GREEK_NAMES = (
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
+    "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega",
+)  # fmt: skip
+_GREEK = dict(zip(_GREEK_NAMES, "αβγδεζηθικλμνξοπρστυφχψω", strict=True))
+_SYMBOLS = {
+    **_GREEK,
+    **{name.capitalize(): letter.upper() for name, letter in _GREEK.items()},
+    "varepsilon": "ε", "vartheta": "ϑ", "varphi": "φ", "varrho": "ϱ", "varsigma": "ς",
+    "o": "ø", "O": "Ø", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å", "ss": "ß",
+    "l": "ł", "L": "Ł", "i": "i", "j": "j", "ell": "ℓ", "infty": "∞", "times": "×", "cdot": "·",
+}  # fmt: skip
+_DECLARATIONS = frozenset({"bf", "it", "em", "sc", "tt", "rm", "sf", "sl", "small", "large", "footnotesize"})
+_TEX = re.compile(
+    r"""\\(?P<accent>['`^"~=.])\s*(?:\{\s*(?P<braced>\\?[A-Za-z])\s*\}|(?P<bare>\\?[A-Za-z]))
+    | \\(?P<lettered>[cvuHkr])(?:\s*\{\s*(?P<lbraced>\\?[A-Za-z])\s*\}|\s+(?P<lbare>[A-Za-z]))
+    | \\(?P<escaped>[&%$#_{}])
+    | (?<![A-Za-z])\\?(?:text(?:bf|it|tt|sc|rm|sf|sl|up|normal)?|emph|math(?:rm|bf|it|cal|bb|tt|sf|frak)
+                         |underline|mbox|bm|boldsymbol)\s*\{
+    | \\(?P<command>[A-Za-z]+)(?P<space>\s*)
+    | (?P<dashes>-{2,3})
+    | [{}$]""",
+    re.VERBOSE,
+)
+
+
+def plain_name(text: str) -> str:
+    """A name with its TeX markup turned into the plain text it typesets.
+
+    Examples
+    --------
+    >>> plain_name(r"S{\\o}rensen--Dice"), plain_name(r"({\\epsilon}, {\\delta})-approximation")
+    ('Sørensen–Dice', '(ε, δ)-approximation')
+    >>> plain_name(r"\\textbf{ALPS"), plain_name(r"textbf{generalist}$ models")
+    ('ALPS', 'generalist models')
+    >>> plain_name(r"Aky\\"urek"), plain_name(r"Mart\\'{\\i}n")
+    ('Akyürek', 'Martín')
+    >>> plain_name("LoRA")
+    'LoRA'
+    """
+    if not _TEX_HINT.search(text):
+        return text
+    return unicodedata.normalize("NFC", _TEX.sub(_plain, text))
+
+
+def _plain(match: re.Match[str]) -> str:
+    if match["accent"] or match["lettered"]:
+        base = match["braced"] or match["bare"] or match["lbraced"] or match["lbare"]
+        letter = _SYMBOLS.get(base[1:], base[1:]) if base.startswith("\\") else base  # \'{\i} is a dotless i
+        return letter + _ACCENTS[match["accent"] or match["lettered"]]
+    if match["escaped"]:
+        return match["escaped"]
+    if match["command"]:
+        command = match["command"]
+        if command in _DECLARATIONS:
+            return ""
+        return _SYMBOLS.get(command, command) + match["space"]
+    if match["dashes"]:
+        return "\u2013" if len(match["dashes"]) == 2 else "\u2014"
+    return ""
 
 
 _INVARIANT_ENDINGS = ("ss", "us", "is", "ics", "ias", "ies", "ous", "ws")

@@ -11,7 +11,8 @@ papers:
   Segment Anything Model, Sharpness-Aware Minimization) joins neither, so a paper that uses it
   undefined keeps a node of its own for it;
 - a concept's type is the majority over its mentions in every paper, its label the name most papers
-  give it, its key (the IRI) the key most papers give it; each tie is broken by a fixed order.
+  give it (with TeX markup read as the text it typesets: "Poincar\\'e" is "Poincaré"), its key (the
+  IRI) the key most papers give it; each tie is broken by a fixed order.
 
 The result depends on the set of records only, not on their order or on how builds split them.
 
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field
 
 from kg.extract.records import Entity
 from kg.namespace import ENTITY_TYPES
-from kg.normalize import entity_key, fold
+from kg.normalize import entity_key, fold, plain_name
 
 # Names in one partition: an entity key, or a folded surface form.
 _KEY, _FORM = "key\u001f", "form\u001f"
@@ -81,8 +82,8 @@ class ConceptVotes:
             if votes is None:
                 votes = self._votes[entity.id] = _Votes()
             votes.papers += 1
-            votes.labels[entity.label] += 1
-            votes.aliases.update(entity.aliases)
+            votes.labels[plain_name(entity.label)] += 1
+            votes.aliases.update(map(plain_name, entity.aliases))
             votes.mentions[entity.type] += max(1, len(entity.mentions))
             votes.typed[entity.type] += 1
 

@@ -118,3 +118,17 @@ def test_no_two_concepts_share_a_folded_label() -> None:
     found = find_concepts(papers)
     folds = [fold(concept.label) for concept in found.concepts.values()]
     assert len(folds) == len(set(folds))
+
+
+def test_a_name_spelled_in_tex_is_one_concept_with_its_plain_spelling_and_reads_plain() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("poincare-embedding", r"Poincar\'e embeddings", aliases=(r"S{\o}rensen--Dice",))],
+            "p2": [entity("poincaré-embedding", "Poincaré embeddings")],
+            "p3": [entity("poincaré-embedding", r"Poincar\'{e} Embeddings")],
+        }
+    )
+    assert len(found.concepts) == 1
+    (concept,) = found.concepts.values()
+    assert (concept.label, concept.aliases) == ("Poincaré embeddings", ("Sørensen–Dice",))
+    assert concept.key == "poincaré-embedding"

@@ -108,3 +108,7 @@ def test_no_two_entities_of_the_seeds_graph_share_a_folded_label(seeds_store: Pa
         entities_by_label.setdefault(fold(label.strip('"')), set()).add(entity)
     shared = {label: sorted(entities) for label, entities in entities_by_label.items() if len(entities) > 1}
     assert len(rows) > 2000 and shared == {}
+    # A name the abstract writes in TeX ("Poincar\\'e embeddings", "Tanks \\& Temples") is labelled as it reads.
+    # (In TSV a backslash of the label is written twice, and a quote inside it is escaped by one.)
+    assert [label for _, label in rows if re.search(r"\\\\|[{}$]", label)] == []
+    assert {'"Poincaré embeddings"', '"Tanks & Temples"', '"Sørensen–Dice Coefficient"'} <= {label for _, label in rows}
