@@ -9,7 +9,11 @@ papers:
 - an acronym the corpus defines for one concept only ("LoRA", an alias of "Low-Rank Adaptation")
   joins that concept wherever a paper uses it alone; an acronym defined for two concepts ("SAM":
   Segment Anything Model, Sharpness-Aware Minimization) joins neither, so a paper that uses it
-  undefined keeps a node of its own for it;
+  undefined keeps a node of its own for it; two long forms that spell one name ("large language models"
+  and "large pre-trained language models" for LLMs, "test-time adaptation" and "test-time adaption" for
+  TTA) are one concept, not two;
+- a name with an acronym in it joins the name spelled out where the corpus has it ("CoT prompting" is
+  "chain-of-thought prompting");
 - a concept's type is the majority over its mentions in every paper, its label the name most papers
   give it (with TeX markup read as the text it typesets: "Poincar\\'e" is "Poincaré"), its key (the
   IRI) the key most papers give it; each tie is broken by a fixed order.
@@ -94,11 +98,13 @@ class ConceptVotes:
         for key in sorted(votes):
             for label in votes[key].labels:
                 names.union(_KEY + key, _FORM + fold(label))
+        definitions = _definitions(votes)
+        for name, concept in _spelled_out_joins(votes, definitions, names):
+            names.union(name, concept)
         # Each round of joins may merge two concepts that define the same acronym, which can make
         # another acronym unambiguous: repeat until nothing changes (joins only ever merge).
         while True:
-            merged = [names.union(short, concept) for short, concept in _acronym_joins(votes, names)]
-            if not any(merged):
+            if not any([names.union(short, concept) for short, concept in _acronym_joins(definitions, names)]):
                 break
         groups: dict[str, list[str]] = {}
         for key in sorted(votes):
@@ -139,14 +145,91 @@ class _Votes:
     typed: Counter[str] = field(default_factory=Counter)  # papers by type
 
 
-def _acronym_joins(votes: Mapping[str, _Votes], names: _Partition) -> list[tuple[str, str]]:
-    """(acronym, the one concept defining it) for each acronym that only one concept defines."""
-    defined_by: dict[str, set[str]] = {}
-    for key, vote in votes.items():
-        for alias in vote.aliases:
+def _definitions(votes: Mapping[str, _Votes]) -> dict[str, dict[str, set[str]]]:
+    """The long forms (folded) of each entity id that defines an acronym, by the acronym (folded)."""
+    definitions: dict[str, dict[str, set[str]]] = {}
+    for key in sorted(votes):
+        for alias in votes[key].aliases:
             if is_acronym(alias):
-                defined_by.setdefault(fold(alias), set()).add(names.find(_KEY + key))
-    return [(_FORM + short, roots.pop()) for short, roots in sorted(defined_by.items()) if len(roots) == 1]
+                definitions.setdefault(fold(alias), {})[key] = {fold(label) for label in votes[key].labels}
+    return definitions
+
+
+def _acronym_joins(definitions: Mapping[str, Mapping[str, set[str]]], names: _Partition) -> list[tuple[str, str]]:
+    """(acronym, a concept defining it) for each acronym that only one concept defines, or several whose
+    long forms are spellings of one name (see :func:`_spell_one_name`): those concepts are one."""
+    joins = []
+    for short, defined_by in sorted(definitions.items()):
+        long_forms: dict[str, set[str]] = {}  # concept -> its long forms
+        for key, forms in defined_by.items():
+            long_forms.setdefault(names.find(_KEY + key), set()).update(forms)
+        if len(long_forms) == 1 or _spell_one_name(short, list(long_forms.values())):
+            joins.extend((_FORM + short, root) for root in sorted(long_forms))
+    return joins
+
+
+def _spelled_out_joins(
+    votes: Mapping[str, _Votes], definitions: Mapping[str, Mapping[str, set[str]]], names: _Partition
+) -> list[tuple[str, str]]:
+    """(a name with an acronym in it, the name spelled out) wherever the corpus has the spelled-out name:
+    "CoT prompting" is "chain-of-thought prompting", "offline RL" is "offline reinforcement learning".
+    Among an acronym's long forms, the one name it spells out that the corpus knows decides what it
+    stands for, so "LR annealing" is "learning rate annealing" though LR also stands for low resolution."""
+    joins = []
+    for key in sorted(votes):
+        for label in sorted(votes[key].labels):
+            words = label.split()
+            for at, word in enumerate(words):
+                if len(words) == 1 or not is_acronym(word):
+                    continue
+                forms = set().union(*definitions.get(fold(word), {}).values())
+                spelled = {fold(" ".join([*words[:at], form, *words[at + 1 :]])) for form in forms}
+                known = [name for name in sorted(spelled) if names.known(_FORM + name)]
+                if len(known) == 1:
+                    joins.append((_KEY + key, _FORM + known[0]))
+    return joins
+
+
+def _spell_one_name(acronym: str, concepts: Sequence[set[str]]) -> bool:
+    """Whether the long forms of every two concepts defining ``acronym`` include two spellings of one name.
+
+    Examples
+    --------
+    >>> _spell_one_name("llm", [{"large language model"}, {"large pretrained language model"}])
+    True
+    >>> _spell_one_name("tta", [{"test time adaptation"}, {"test time adaption"}])
+    True
+    >>> _spell_one_name("sam", [{"segment anything model"}, {"sharpness aware minimization"}])
+    False
+    >>> _spell_one_name("ssl", [{"self supervised learning"}, {"supervised learning"}])
+    False
+    """
+    return all(
+        any(_one_name(acronym, a, b) for a in concepts[i] for b in concepts[j])
+        for i in range(len(concepts))
+        for j in range(i + 1, len(concepts))
+    )
+
+
+def _one_name(acronym: str, first: str, second: str) -> bool:
+    # Two long forms of an acronym name one concept when their words are the same words (spelled
+    # alike up to their ending: "adaptation", "adaption"), or when the shorter's initials spell the
+    # acronym and the longer only adds words to it ("large [pre-trained] language models").
+    short, long = sorted((first.split(" "), second.split(" ")), key=len)
+    if len(short) == len(long):
+        return all(map(_same_word, short, long))
+    if "".join(word[0] for word in short) != acronym:
+        return False
+    at = 0
+    for word in long:
+        if at < len(short) and _same_word(short[at], word):
+            at += 1
+    return at == len(short)
+
+
+def _same_word(a: str, b: str) -> bool:
+    common = next((at for at, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return a == b or (common >= 5 and common >= 0.6 * min(len(a), len(b)))
 
 
 def _concept(votes: Mapping[str, _Votes]) -> Concept:
@@ -197,6 +280,10 @@ class _Partition:
         while name != root:  # point the whole path at the root
             self._parent[name], name = root, self._parent[name]
         return root
+
+    def known(self, name: str) -> bool:
+        """Whether ``name`` is in any set."""
+        return name in self._parent
 
     def union(self, a: str, b: str) -> bool:
         """Merge the sets of ``a`` and ``b``; whether they were apart."""

@@ -47,6 +47,56 @@ def test_an_acronym_defined_two_ways_stays_two_entities_and_its_undefined_use_a_
     assert once.key_of["sam"] == once.key_of["segment-anything-model"] == "segment-anything-model"
 
 
+def test_an_acronym_defined_by_two_spellings_of_one_name_joins_both() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("large-language-model", "large language models", aliases=("LLMs",))],
+            "p2": [entity("large-pretrained-language-model", "large pre-trained language models", aliases=("LLMs",))],
+            "p3": [entity("llm", "LLMs"), entity("large-language-model", "large language models")],
+            "p4": [entity("test-time-adaptation", "test-time adaptation", "Task", aliases=("TTA",))],
+            "p5": [entity("test-time-adaption", "test-time adaption", "Task", aliases=("TTA",))],
+        }
+    )
+    assert [(c.label, c.aliases) for c in found.concepts.values()] == [
+        ("large language models", ("LLMs", "large pre-trained language models")),
+        ("test-time adaptation", ("TTA", "test-time adaption")),
+    ]
+
+
+def test_an_acronym_defined_by_two_different_names_joins_neither() -> None:
+    # Not spellings of one name: other words ("self", "semi"), or a shorter name that does not spell it.
+    papers = {
+        "p1": [entity("self-supervised-learning", "self-supervised learning", aliases=("SSL",))],
+        "p2": [entity("semi-supervised-learning", "semi-supervised learning", aliases=("SSL",))],
+        "p3": [entity("ssl", "SSL")],
+    }
+    assert len(find_concepts(papers).concepts) == 3
+    papers["p2"] = [entity("supervised-learning", "supervised learning", aliases=("SSL",))]
+    assert len(find_concepts(papers).concepts) == 3
+    papers["p2"] = [entity("contrastive-generation", "contrastive generation", aliases=("CG",))]
+    papers["p3"] = [entity("controllable-generation", "controllable generation", aliases=("CG",))]
+    assert len(find_concepts(papers).concepts) == 3
+
+
+def test_a_name_with_an_acronym_in_it_joins_the_name_spelled_out() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("chain-of-thought", "chain-of-thought", aliases=("CoT",))],
+            "p2": [entity("chain-of-thought-prompting", "chain-of-thought prompting")],
+            "p3": [entity("cot-prompting", "CoT prompting"), entity("cot-distillation", "CoT distillation")],
+            "p4": [entity("learning-rate", "learning rate", aliases=("LR",)), entity("lr-annealing", "LR annealing")],
+            "p5": [entity("low-resolution", "low resolution", aliases=("LR",))],
+            "p6": [entity("learning-rate-annealing", "learning rate annealing")],
+        }
+    )
+    assert found.key_of["cot-prompting"] == found.key_of["chain-of-thought-prompting"]
+    # The spelled-out name decides which of LR's long forms is meant; nothing is joined to a name
+    # the corpus does not have.
+    assert found.key_of["lr-annealing"] == found.key_of["learning-rate-annealing"]
+    assert found.concepts[found.key_of["cot-distillation"]].label == "CoT distillation"
+    assert len(found.concepts) == 6
+
+
 def test_labels_that_fold_alike_are_one_concept() -> None:
     found = find_concepts(
         {
@@ -95,6 +145,9 @@ def test_the_result_depends_on_the_set_of_records_only() -> None:
         "p2": [SHARPNESS, entity("vision-transformer", "Vision Transformer", aliases=("ViT",))],
         "p3": [SAM_ALONE, entity("vision-transformer", "vision transformers", "Task", mentions=2)],
         "p4": [entity("cl", "CL", "Task"), entity("continual-learning", "continual learning", "Task", ("CL",))],
+        "p5": [entity("llm", "large pre-trained language models", aliases=("LLMs",)), entity("cl-x", "CL methods")],
+        "p6": [entity("large-language-model", "large language models", aliases=("LLMs",))],
+        "p7": [entity("continual-learning-method", "continual learning methods")],
     }
     expected = find_concepts(papers)
     rng = random.Random(7)

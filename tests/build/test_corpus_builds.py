@@ -111,4 +111,9 @@ def test_no_two_entities_of_the_seeds_graph_share_a_folded_label(seeds_store: Pa
     # A name the abstract writes in TeX ("Poincar\\'e embeddings", "Tanks \\& Temples") is labelled as it reads.
     # (In TSV a backslash of the label is written twice, and a quote inside it is escaped by one.)
     assert [label for _, label in rows if re.search(r"\\\\|[{}$]", label)] == []
-    assert {'"Poincaré embeddings"', '"Tanks & Temples"', '"Sørensen–Dice Coefficient"'} <= {label for _, label in rows}
+    labels = {label for _, label in rows}
+    assert {'"Poincaré embeddings"', '"Tanks & Temples"', '"Sørensen–Dice Coefficient"'} <= labels
+    # LLMs is defined as "large language models" and "large pre-trained language models", one name
+    # spelled two ways; "OOD detection" is "out-of-distribution detection" spelled out.
+    assert {'"large language models"', '"out-of-distribution detection"'} <= labels
+    assert {'"LLMs"', '"OOD detection"'} & labels == set()
