@@ -169,6 +169,27 @@ def seeds_records() -> list:
     return [(record, document) for record, document in Extractor(profile="learned").extract_with_documents(documents)]
 
 
+def test_a_full_stop_left_on_a_name_is_not_part_of_it() -> None:
+    from kg.extract.learned.component import decode_document
+    from kg.extract.learned.model import DocumentPrediction, Settings
+
+    # The tokenizer keeps the final stop on "EL2N." and on "U.S." alike; only the one with no other dot loses it.
+    text = "We prune with EL2N. U.S. data helps."
+    words = ["We", "prune", "with", "EL2N.", "U.S.", "data", "helps", "."]
+    offsets = [(0, 2), (3, 8), (9, 13), (14, 19), (20, 24), (25, 29), (30, 35), (35, 36)]
+    method = np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    used_for = np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # none, then the seven predicates
+    prediction = DocumentPrediction(
+        spans=[(3, 4, method, 0.0), (4, 5, method, 0.0)], pairs=[(("span", 0), ("span", 1), used_for)]
+    )
+    entities, relations = decode_document(prediction, words, offsets, text, [(0, 4), (4, 8)], Settings())
+    assert [(label, mentions) for _, label, _, _, _, mentions in entities] == [
+        ("EL2N", ((14, 18),)),
+        ("U.S.", ((20, 24),)),
+    ]
+    assert [(r[1], r[3], r[4], r[5]) for r in relations] == [("usedFor", (14, 18), (20, 24), (0, 19))]
+
+
 def test_every_seeds_relation_has_a_verbatim_evidence_sentence(seeds_records) -> None:
     relations = 0
     for record, document in seeds_records:

@@ -47,6 +47,14 @@ def decode_document(
     def chars(a: int, b: int) -> tuple[int, int]:
         return offsets[a][0], offsets[b - 1][1]
 
+    def name_chars(a: int, b: int) -> tuple[int, int]:
+        # The tokenizer leaves a sentence's full stop on a word ending in a capital or a digit ("EL2N.",
+        # "LLaMA-7B."); a name keeps its dots only where it has others ("U.S.").
+        c0, c1 = chars(a, b)
+        if c1 - c0 > 1 and text[c1 - 1] == "." and "." not in text[c0 : c1 - 1]:
+            c1 -= 1
+        return c0, c1
+
     # Acronyms: a short form joins the group of its long form.
     long_of_short: dict[str, tuple[int, int]] = {}
     if settings.acronyms:
@@ -57,7 +65,7 @@ def decode_document(
     groups: dict[str, _Group] = {}
     key_of_span: dict[int, str] = {}
     for index, (a, b, probabilities, proposed) in enumerate(prediction.spans):
-        c0, c1 = chars(a, b)
+        c0, c1 = name_chars(a, b)
         surface = text[c0:c1]
         folded = fold(surface)
         label = surface
@@ -132,7 +140,7 @@ def decode_document(
         evidence = chars(*sentence)
         confidence = calibration(score) if calibration is not None else score
         relations.append(
-            (subject, PREDICATES[label - 1], obj, chars(*span_s), chars(*span_o), evidence, score, confidence)
+            (subject, PREDICATES[label - 1], obj, name_chars(*span_s), name_chars(*span_o), evidence, score, confidence)
         )
     return list(entities.values()), relations
 

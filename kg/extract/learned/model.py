@@ -98,9 +98,9 @@ class DocumentPrediction:
 
     spans: list[tuple[int, int, np.ndarray, float]] = field(default_factory=list)  # start, end, type probs, proposed
     references: list[tuple[int, int]] = field(default_factory=list)
-    # (first argument, second argument, probabilities over none + predicates); arguments index
-    # spans, then references (len(spans) + k)
-    pairs: list[tuple[int, int, np.ndarray]] = field(default_factory=list)
+    # (first argument, second argument, probabilities over none + predicates); an argument is
+    # ("span", index into spans) or ("ref", index into references)
+    pairs: list[tuple[tuple[str, int], tuple[str, int], np.ndarray]] = field(default_factory=list)
 
 
 class LearnedModel:
