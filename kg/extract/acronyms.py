@@ -14,6 +14,10 @@ Examples
 [('LLMs', 'Large language models')]
 >>> find_definitions("We report accuracy (see Table 2).")
 []
+>>> find_definitions("It can be applied to efficiently train multiple PTLMs (BERT, BioBERT, GPT-2).")
+[]
+>>> find_definitions("for discriminators (e.g.~RoBERTa) and generation models (e.g.~BART)")
+[]
 """
 
 from __future__ import annotations
@@ -32,12 +36,16 @@ def find_definitions(text: str, *, start: int = 0, end: int | None = None) -> li
     found = []
     for paren in _PAREN.finditer(text, start, end):
         inside = paren.group(1)
-        # "(ARP; Smith et al.)" or "(ARP, for short)": the short form is the first part.
-        short = re.split(r"[;,]", inside, maxsplit=1)[0].strip()
-        if not _is_short_form(short):
+        # "(ARP; Smith et al.)" or "(ARP, for short)": the short form is the first part; "(BERT, BioBERT,
+        # GPT-2)" lists names and defines none.
+        parts = [part.strip() for part in re.split(r"[;,]", inside)]
+        short = parts[0]
+        if not _is_short_form(short) or sum(map(_is_short_form, parts)) > 1:
             continue
         short_start = paren.start(1) + inside.index(short)
-        window = _words_before(text, start, paren.start(), limit=min(len(short) + 5, len(short) * 2))
+        # A long form does not reach into another bracket: "(e.g.~RoBERTa) and generation models (e.g.~BART)".
+        floor = max(start, *(text.rfind(bracket, start, paren.start()) + 1 for bracket in "()[]"))
+        window = _words_before(text, floor, paren.start(), limit=min(len(short) + 5, len(short) * 2))
         if not window:
             continue
         window_start = window[0][0]

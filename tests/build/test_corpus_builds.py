@@ -117,3 +117,24 @@ def test_no_two_entities_of_the_seeds_graph_share_a_folded_label(seeds_store: Pa
     # spelled two ways; "OOD detection" is "out-of-distribution detection" spelled out.
     assert {'"large language models"', '"out-of-distribution detection"'} <= labels
     assert {'"LLMs"', '"OOD detection"'} & labels == set()
+
+
+def test_no_name_of_the_seeds_graph_has_a_bracket_it_does_not_close(seeds_store: Path) -> None:
+    # Neither a span reaching out of a bracket ("OOD) generalization") nor an acronym's long form reaching into
+    # one ("e.g.~RoBERTa) and generation models", for "(e.g.~BART)") is a name; nor is a list in brackets a
+    # definition ("be applied to efficiently train multiple PTLMs" was BERT's long form in "... can be applied to
+    # efficiently train multiple PTLMs (BERT, BioBERT, GPT-2)").
+    done = run_kg(
+        "query",
+        "SELECT ?name WHERE { VALUES ?type { kg:Method kg:Dataset kg:Task kg:Metric kg:Phenomenon } "
+        "?e a ?type . { ?e rdfs:label ?name } UNION { ?e skos:altLabel ?name } }",
+        "--format",
+        "tsv",
+        "--store",
+        str(seeds_store),
+    )
+    assert done.returncode == 0, done.stderr
+    names = done.stdout.splitlines()[1:]
+    assert len(names) > 3000
+    assert [name for name in names if name.count("(") != name.count(")")] == []
+    assert [name for name in names if "efficiently train multiple PTLMs" in name] == []

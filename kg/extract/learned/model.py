@@ -179,7 +179,13 @@ class LearnedModel:
             if cache is not None:
                 cache[tuple(documents[d][0])] = state
         return [
-            self._document(*state, sentences, references, url_words(words) if self.settings.skip_urls else frozenset())
+            self._document(
+                *state,
+                sentences,
+                references,
+                url_words(words) if self.settings.skip_urls else frozenset(),
+                bracket_depths(words),
+            )
             for state, (words, sentences, references) in zip(encoded, documents)
         ]
 
@@ -276,7 +282,9 @@ class LearnedModel:
             _relu(representation @ h["rel.0.weight.T"] + h["rel.0.bias"]) @ h["rel.1.weight.T"] + h["rel.1.bias"]
         )
 
-    def _document(self, hidden, firsts, lasts, sentences, references, excluded=frozenset()) -> DocumentPrediction:
+    def _document(
+        self, hidden, firsts, lasts, sentences, references, excluded=frozenset(), depths=None
+    ) -> DocumentPrediction:
         prediction = DocumentPrediction()
         if not len(firsts):
             return prediction
@@ -288,6 +296,7 @@ class LearnedModel:
                 (begin + a, begin + b)
                 for a, b in candidate_spans(end - begin, self.max_width)
                 if excluded.isdisjoint(range(begin + a, begin + b))
+                and (depths is None or depths[begin + a] == depths[begin + b])
             )
             bounds.append((start, len(candidates)))
         if not candidates:
@@ -344,6 +353,20 @@ class LearnedModel:
             scores = self.pair_scores(hidden, firsts, lasts, argument_features, arguments, pairs)
             prediction.pairs = [(numbering[i], numbering[j], row) for (i, j), row in zip(pairs, scores)]
         return prediction
+
+
+def bracket_depths(words: Sequence[str]) -> list[int]:
+    """How many brackets are open before each word (and after the last): a span whose brackets do not
+    close within it ("OOD) generalization") names nothing, as no annotated name has such brackets.
+
+    >>> depths = bracket_depths(["Out-of-Distribution", "(", "OOD", ")", "generalization"])
+    >>> depths, depths[0] == depths[5], depths[3] == depths[5]
+    ([0, 0, 1, 1, 0, 0], True, False)
+    """
+    depths = [0]
+    for word in words:
+        depths.append(depths[-1] + sum(word.count(c) for c in "([{") - sum(word.count(c) for c in ")]}"))
+    return depths
 
 
 def url_words(words: Sequence[str]) -> frozenset[int]:
