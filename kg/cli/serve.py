@@ -51,7 +51,7 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         type=_seconds,
         default=settings.DEFAULT_TIMEOUT,
-        help=f"abandon a query after SECONDS and answer 503 (default {settings.DEFAULT_TIMEOUT:g})",
+        help=f"abandon a query or an update after SECONDS and answer 503 (default {settings.DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument(
         "--max-rows",

@@ -29,9 +29,9 @@ saying why:
 413  a request body over ``--max-body`` (Starlette's limit)
 415  a POST body of a type the protocol does not define, or an upload in no RDF syntax known
 422  an answer of more than ``--max-rows`` rows
-503  a query past ``--timeout`` (abandoned, its process ended); with ``Retry-After``: every query slot
-     busy, an update being written, or more requests under way than the server takes
-     (:data:`kg.serve.settings.REQUESTS`)
+503  a query or an update past ``--timeout`` (abandoned, its process ended; nothing of the update is
+     written); with ``Retry-After``: every query slot busy, another update still being written after
+     ``--timeout``, or more requests under way than the server takes (:data:`kg.serve.settings.REQUESTS`)
 ===  ======================================================================================
 """
 
@@ -76,16 +76,7 @@ from kg.serve.negotiation import GRAPHS, RESULTS, choose
 from kg.serve.page import render_page, security_policy
 from kg.serve.pool import Busy, WorkerPool
 from kg.serve.settings import QUEUE_WAIT, REQUESTS, Settings
-from kg.serve.storage import (
-    StoreBusy,
-    dump_graph,
-    graph_exists,
-    parse_graph,
-    run_update,
-    upload_update,
-    with_store_for_writing,
-)
-from kg.store import EmbeddedStore
+from kg.serve.storage import StoreBusy, UpdateTimeout, dump_graph, parse_graph, upload_update, write_in_child
 from kg.store.queries import drop_graph
 
 __all__ = ["Refusal", "create_app"]
@@ -184,6 +175,7 @@ class _Service:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.pool = WorkerPool(settings.store, size=settings.max_queries)
+        self.writer = anyio.Lock()  # one write at a time
 
     # ---- the query page and the service description
 
@@ -304,7 +296,7 @@ class _Service:
         found = operation(sparql)
         if found in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
             raise Refusal(400, f"a {found} query is sent as query=..., not as an update")
-        await self.write(lambda store: run_update(store, sparql))
+        await self.write(sparql)
         return Response(status_code=204)
 
     async def graph_store(self, request: Request) -> Response:
@@ -313,14 +305,7 @@ class _Service:
             return await self.read_graph(request, graph)
         self.authorize(request)
         if request.method == "DELETE":
-
-            def delete(store: EmbeddedStore) -> bool:
-                if graph is not None and not graph_exists(store, graph):
-                    return False
-                run_update(store, drop_graph(graph))
-                return True
-
-            if not await self.write(delete):
+            if not await self.write(drop_graph(graph), graph=graph):
                 raise Refusal(404, f"the store has no graph <{graph}>")
             return Response(status_code=204)
         import pyoxigraph as ox
@@ -334,8 +319,7 @@ class _Service:
             ntriples = await run_in_threadpool(parse_graph, body, rdf_format, base=graph)
         except SyntaxError as err:
             raise Refusal(400, f"the {rdf_format.name} upload does not parse: {_first_line(err)}") from None
-        update = upload_update(ntriples, graph, replace=request.method == "PUT")
-        await self.write(lambda store: run_update(store, update))
+        await self.write(upload_update(ntriples, graph, replace=request.method == "PUT"))
         return Response(status_code=204)
 
     async def read_graph(self, request: Request, graph: str | None) -> Response:
@@ -362,13 +346,23 @@ class _Service:
             background=BackgroundTask(os.unlink, output.name),
         )
 
-    async def write(self, write: Callable[..., T]) -> T:
-        """Run ``write`` on the store opened for writing, with every query process stopped meanwhile."""
+    async def write(self, update: str, *, graph: str | None = None) -> bool:
+        """Run ``update`` (with ``graph``, only if the store has that named graph: see
+        :func:`kg.serve.storage.write_in_child`) in its own process, within the server's time limit, one at
+        a time; queries go on meanwhile, reading the graph published last."""
+        timeout = self.settings.timeout
+        with anyio.move_on_after(timeout) as waiting:
+            await self.writer.acquire()
+        if waiting.cancelled_caught:
+            raise Refusal(
+                503, f"another update was still being written after {timeout:g} s", headers={"Retry-After": "5"}
+            )
         try:
-            async with self.pool.all_workers(wait=self.settings.timeout):
-                return await run_in_threadpool(with_store_for_writing, self.settings.store, write)
-        except Busy as busy:
-            raise Refusal(503, f"the update waited in vain: {busy}", headers={"Retry-After": "5"}) from None
+            return await run_in_threadpool(write_in_child, self.settings.store, update, graph=graph, timeout=timeout)
+        except UpdateTimeout:
+            raise Refusal(
+                503, f"update abandoned after {timeout:g} s (the server's --timeout): nothing of it was written"
+            ) from None
         except StoreBusy:
             raise Refusal(
                 409, "the store is held by another process (a kg build?): try the update again when it ends"
@@ -377,8 +371,10 @@ class _Service:
             raise Refusal(400, f"SPARQL syntax error: {_first_line(err)}") from None
         except RuntimeError as err:  # Oxigraph's word for an update that cannot apply ("graph ... does not exist")
             raise Refusal(400, f"the update cannot be applied: {_first_line(err)}") from None
-        except OSError as err:
+        except (OSError, StoreError) as err:
             raise Refusal(500, f"the store could not be written: {_first_line(err)}") from None
+        finally:
+            self.writer.release()
 
 
 # ---- reading requests

@@ -2,9 +2,8 @@
 
 A query takes a worker for as long as it runs, waiting a short while for one when all are busy
 (:meth:`WorkerPool.worker`); so at most ``size`` queries run at once, each in a process that its time
-limit can end. A write takes every worker (:meth:`WorkerPool.all_workers`): it waits for the queries
-running to end, turns new ones away meanwhile, and ends the workers' processes, which hold the store open
-for reading; the next query starts a fresh process, which reads the store as the write left it.
+limit can end. A worker reads the store's published snapshot, moving to a newer one before each query,
+so a write (:mod:`kg.serve.storage`) neither waits for the queries nor stops them.
 
 Every method runs in the server's event loop (one thread); the workers' blocking calls run in threads.
 """
@@ -16,7 +15,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-from starlette.concurrency import run_in_threadpool
 
 from kg.store.worker import QueryWorker
 
@@ -36,8 +34,6 @@ class WorkerPool:
         self._every = tuple(QueryWorker(self.location) for _ in range(size))
         self._idle = list(self._every)
         self._free = anyio.Semaphore(size)
-        self._writing = False
-        self._writer = anyio.Lock()
 
     def start(self) -> None:
         """Start every worker's process (each opens the store while the server goes on)."""
@@ -51,17 +47,12 @@ class WorkerPool:
         Raises
         ------
         Busy
-            Every worker stayed busy, or a write is under way.
+            Every worker stayed busy.
         """
-        if self._writing:
-            raise Busy("an update is being written to the store")
         with anyio.move_on_after(wait) as waiting:
             await self._free.acquire()
         if waiting.cancelled_caught:
             raise Busy(f"all {self.size} query slots are busy (--max-queries)")
-        if self._writing:  # the slot came free for a write that started meanwhile
-            self._free.release()
-            raise Busy("an update is being written to the store")
         taken = self._idle.pop()
         try:
             yield taken
@@ -69,39 +60,7 @@ class WorkerPool:
             self._idle.append(taken)
             self._free.release()
 
-    @asynccontextmanager
-    async def all_workers(self, *, wait: float) -> AsyncIterator[None]:
-        """Every worker, with their processes ended, for one write, waiting up to ``wait`` seconds for the
-        queries running to end (new ones are turned away meanwhile); the workers start again after.
-
-        Raises
-        ------
-        Busy
-            Queries still ran after ``wait`` seconds.
-        """
-        async with self._writer:
-            self._writing = True
-            taken = 0
-            try:
-                with anyio.move_on_after(wait):
-                    while taken < self.size:
-                        await self._free.acquire()
-                        taken += 1
-                if taken < self.size:
-                    raise Busy(f"queries were still running after {wait:g} s")
-                await run_in_threadpool(self._stop_all)
-                yield
-            finally:
-                self._writing = False
-                for _ in range(taken):
-                    self._free.release()
-                if taken == self.size:
-                    self.start()
-
-    def _stop_all(self) -> None:
-        for worker in self._every:
-            worker.stop()
-
     def close(self) -> None:
         """End every worker's process, idle or not (a query running then ends as cancelled)."""
-        self._stop_all()
+        for worker in self._every:
+            worker.stop()

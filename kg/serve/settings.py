@@ -65,7 +65,8 @@ class Settings:
         Where to listen: the loopback interface by default, so that only this machine reaches it.
         Port 0 takes a free port (the server says which).
     timeout : float
-        Seconds a query may run; past them it is abandoned (its process ended) and 503 is answered.
+        Seconds a query or an update may run; past them it is abandoned (its process ended; nothing of
+        the update is written) and 503 is answered.
     max_rows : int
         The most rows (SELECT) or triples (CONSTRUCT, DESCRIBE) an answer may have; a query with more
         is refused with 422, and no more than one row past the limit is read.

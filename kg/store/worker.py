@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from kg.query.result import Result
     from kg.store.base import Store
 
-__all__ = ["QueryRunner", "QueryWorker", "query_runner"]
+__all__ = ["QueryRunner", "QueryWorker", "child_environment", "exit_with_parent", "query_runner"]
 
 GRACE = 0.2
 """Seconds a child is given to end after SIGTERM before it is killed."""
@@ -262,7 +262,7 @@ class _Child:
                 pass_fds=(down_read, up_write),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                env=_child_environment(),
+                env=child_environment(),
             )
         except BaseException:
             os.close(down_write)
@@ -322,7 +322,7 @@ class _Child:
         self.answers.close()
 
 
-def _child_environment() -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     """The environment for the child: this one, with the folder this ``kg`` package came from first on
     the path, so that the child runs the same code."""
     here = str(Path(__file__).resolve().parent.parent.parent)
@@ -422,7 +422,7 @@ def serve(requests: Connection, answers: Connection, location: str) -> None:
             answers.send(reply)
 
 
-def _exit_with_parent() -> None:
+def exit_with_parent() -> None:
     """End this process when the one that started it is gone, even in the middle of a query."""
     parent = os.getppid()
 
@@ -441,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # Ctrl-C at a terminal reaches the whole process group; the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _exit_with_parent()
+    exit_with_parent()
     requests_fd, answers_fd, location = argv if argv is not None else sys.argv[1:]
     requests = Connection(int(requests_fd), writable=False)
     answers = Connection(int(answers_fd), readable=False)

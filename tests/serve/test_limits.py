@@ -1,5 +1,6 @@
 """`kg serve`'s limits on time and on queries at once: a runaway query is abandoned with its process (503),
-a query that finds every slot busy gets 503 with Retry-After, and a client that goes away frees its slot."""
+a query that finds every slot busy gets 503 with Retry-After, a client that goes away frees its slot, and a
+runaway update is abandoned with its process, writing nothing, while queries go on."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 import requests
 from conftest import CARTESIAN, gone
-from serve_helpers import kg_server
+from serve_helpers import TOKEN, kg_server
+
+from kg.store import open_store
 
 TIMEOUT = 3
 
@@ -68,3 +71,50 @@ def test_a_client_that_goes_away_frees_its_slot(server) -> None:
     assert answer.status_code == 200, answer.text
     assert time.monotonic() - started < 1.0
     assert gone(before, within=1)
+
+
+@pytest.fixture(scope="module")
+def writable(busy_store: Path, tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("update-limits")
+    shutil.copytree(busy_store, folder / "store")
+    options = ("--timeout", str(TIMEOUT), "--allow-update")
+    with kg_server(folder / "store", folder / "stderr.txt", *options, env={"KG_TOKEN": TOKEN}) as running:
+        yield running, folder / "store"
+
+
+def test_an_update_past_the_time_limit_is_abandoned_and_writes_nothing_while_queries_go_on(writable) -> None:
+    server, store = writable
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+    def triples() -> int:
+        return int(requests.get(server.sparql, params={"query": count}).json()["results"]["bindings"][0]["n"]["value"])
+
+    before = triples()
+    runaway = "INSERT { ?a <urn:kg:runaway> ?g } WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+    answers: list[tuple[requests.Response, float]] = []
+
+    def post() -> None:
+        started = time.monotonic()
+        answer = requests.post(server.sparql, data={"update": runaway}, headers=auth, timeout=60)
+        answers.append((answer, time.monotonic() - started))
+
+    writing = threading.Thread(target=post)
+    writing.start()
+    try:
+        time.sleep(1)  # the update runs
+        started = time.monotonic()
+        assert triples() == before  # a query answers at once, reading the graph published last
+        assert time.monotonic() - started < 1.0
+    finally:
+        writing.join()
+    (answer, took) = answers[0]
+    assert answer.status_code == 503
+    assert answer.text == f"update abandoned after {TIMEOUT} s (the server's --timeout): nothing of it was written\n"
+    assert TIMEOUT <= took < TIMEOUT + 5
+    assert triples() == before
+    with open_store(store, write=True) as held:  # its process is gone, and with it the store's lock
+        assert held.query("ASK { ?a <urn:kg:runaway> ?g }").boolean is False
+    done = requests.post(server.sparql, data={"update": "INSERT DATA { <urn:kg:a> <urn:kg:b> 'c' }"}, headers=auth)
+    assert done.status_code == 204, done.text
+    assert triples() == before + 1
