@@ -179,8 +179,10 @@ def _spelled_out_joins(
     for key in sorted(votes):
         for label in sorted(votes[key].labels):
             words = label.split()
+            if len(words) < 2:
+                continue
             for at, word in enumerate(words):
-                if len(words) == 1 or not is_acronym(word):
+                if not is_acronym(word):
                     continue
                 forms = set().union(*definitions.get(fold(word), {}).values())
                 spelled = {fold(" ".join([*words[:at], form, *words[at + 1 :]])) for form in forms}

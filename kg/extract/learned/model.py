@@ -282,9 +282,7 @@ class LearnedModel:
             _relu(representation @ h["rel.0.weight.T"] + h["rel.0.bias"]) @ h["rel.1.weight.T"] + h["rel.1.bias"]
         )
 
-    def _document(
-        self, hidden, firsts, lasts, sentences, references, excluded=frozenset(), depths=None
-    ) -> DocumentPrediction:
+    def _document(self, hidden, firsts, lasts, sentences, references, excluded, depths) -> DocumentPrediction:
         prediction = DocumentPrediction()
         if not len(firsts):
             return prediction
@@ -295,8 +293,7 @@ class LearnedModel:
             candidates.extend(
                 (begin + a, begin + b)
                 for a, b in candidate_spans(end - begin, self.max_width)
-                if excluded.isdisjoint(range(begin + a, begin + b))
-                and (depths is None or depths[begin + a] == depths[begin + b])
+                if excluded.isdisjoint(range(begin + a, begin + b)) and depths[begin + a] == depths[begin + b]
             )
             bounds.append((start, len(candidates)))
         if not candidates:
