@@ -33,6 +33,7 @@ encoder's vocabulary ``kg/models/minilm_vocab.txt``; ``kg train extraction`` ret
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -352,6 +353,9 @@ class LearnedModel:
         return prediction
 
 
+_BRACKET = re.compile(r"[][(){}]")
+
+
 def bracket_depths(words: Sequence[str]) -> list[int]:
     """How many brackets are open before each word (and after the last): a span whose brackets do not
     close within it ("OOD) generalization") names nothing, as no annotated name has such brackets.
@@ -362,7 +366,10 @@ def bracket_depths(words: Sequence[str]) -> list[int]:
     """
     depths = [0]
     for word in words:
-        depths.append(depths[-1] + sum(word.count(c) for c in "([{") - sum(word.count(c) for c in ")]}"))
+        change = 0
+        if _BRACKET.search(word):  # few words hold one
+            change = sum(map(word.count, "([{")) - sum(map(word.count, ")]}"))
+        depths.append(depths[-1] + change)
     return depths
 
 
