@@ -4,7 +4,8 @@ service description and the query page.
 ==========================  ===========================================================================
 ``GET /``                   the query page (:mod:`kg.serve.page`)
 ``GET /sparql?query=Q``     a query; ``POST /sparql`` takes it as a form (``query=Q``) or as the body
-                            (``application/sparql-query``)
+                            (``application/sparql-query``); ``default-graph-uri`` and ``named-graph-uri``
+                            (repeatable) name the graphs it reads, in place of its ``FROM`` and ``FROM NAMED``
 ``GET /sparql``             without a query: the service description (:mod:`kg.serve.description`)
 ``POST /sparql``            an update, as a form (``update=U``) or as the body
                             (``application/sparql-update``); ``POST /update`` too
@@ -18,8 +19,9 @@ row limits; its answer is written in the format the ``Accept`` header prefers
 saying why:
 
 ===  ======================================================================================
-400  a request the protocol does not allow (no query, two queries, an update sent as a query,
-     dataset parameters), a query or update that does not parse, or an update that cannot apply
+400  a request the protocol does not allow (no query, two queries, an update sent as a query, a
+     graph named by a relative IRI), ``using-graph-uri`` or ``using-named-graph-uri`` (an update names
+     its graphs itself), a query or update that does not parse, or an update that cannot apply
      (``DROP GRAPH`` of a graph that is not there)
 401  an update without ``Authorization: Bearer TOKEN``, or with a token that is not the server's
 403  an update to a read-only server; ``SERVICE`` (the server queries no other server) or
@@ -64,6 +66,7 @@ from kg.errors import (
     QuerySyntaxError,
     QueryTimeoutError,
     ResultTooLargeError,
+    StoreBusyError,
     StoreError,
     UsageError,
 )
@@ -76,7 +79,8 @@ from kg.serve.negotiation import GRAPHS, RESULTS, choose
 from kg.serve.page import render_page, security_policy
 from kg.serve.pool import Busy, WorkerPool
 from kg.serve.settings import QUEUE_WAIT, REQUESTS, Settings
-from kg.serve.storage import StoreBusy, UpdateTimeout, dump_graph, parse_graph, upload_update, write_in_child
+from kg.serve.storage import UpdateTimeout, dump_graph, parse_graph, upload_update, write_in_child
+from kg.store.base import QueryDataset
 from kg.store.queries import drop_graph
 
 __all__ = ["Refusal", "create_app"]
@@ -86,7 +90,8 @@ T = TypeVar("T")
 FORM = "application/x-www-form-urlencoded"
 QUERY_BODY = "application/sparql-query"
 UPDATE_BODY = "application/sparql-update"
-DATASET_PARAMETERS = ("default-graph-uri", "named-graph-uri", "using-graph-uri", "using-named-graph-uri")
+QUERY_DATASET = ("default-graph-uri", "named-graph-uri")
+UPDATE_DATASET = ("using-graph-uri", "using-named-graph-uri")
 DISCONNECT_CHECK = 0.25
 """Seconds between two checks that the client of a running query is still there."""
 
@@ -204,30 +209,27 @@ class _Service:
                 raise Refusal(400, "an update is sent with POST (update=..., or an application/sparql-update body)")
             if "query" not in parameters:
                 return self.describe(request)
-            _check_dataset(parameters)
-            return await self.query(request, _one(parameters, "query"))
+            return await self.query(request, _one(parameters, "query"), _query_dataset(parameters))
         kind = _media_type(request)
         if kind == FORM:
             form = await _form(request)
-            _check_dataset(form)
-            _check_dataset(request.query_params)
             if "query" in form and "update" in form:
                 raise Refusal(400, "give query= or update=, not both")
             if "query" in form:
-                return await self.query(request, _one(form, "query"))
+                return await self.query(request, _one(form, "query"), _query_dataset(form, request.query_params))
             if "update" in form:
+                _refuse_update_dataset(form, request.query_params)
                 return await self.update(request, _one(form, "update"))
             raise Refusal(400, "the form has no query= or update= field")
         if kind == QUERY_BODY:
-            _check_dataset(request.query_params)
-            return await self.query(request, await _text(request))
+            return await self.query(request, await _text(request), _query_dataset(request.query_params))
         if kind == UPDATE_BODY:
             self.authorize(request)
-            _check_dataset(request.query_params)
+            _refuse_update_dataset(request.query_params)
             return await self.update(request, await _text(request))
         raise Refusal(415, f"POST a form ({FORM}), or a body of type {QUERY_BODY} or {UPDATE_BODY}, not {kind!r}")
 
-    async def query(self, request: Request, sparql: str) -> Response:
+    async def query(self, request: Request, sparql: str, dataset: QueryDataset | None) -> Response:
         _refuse_keywords(sparql)
         found = operation(sparql)
         if found is not None and found.split()[0] in UPDATE_OPERATIONS:
@@ -237,7 +239,7 @@ class _Service:
             async with self.pool.worker(wait=QUEUE_WAIT) as worker:
                 result = await _watching(
                     request,
-                    lambda: worker.query(sparql, timeout=settings.timeout, max_rows=settings.max_rows),
+                    lambda: worker.query(sparql, timeout=settings.timeout, max_rows=settings.max_rows, dataset=dataset),
                     worker.cancel,
                 )
         except Busy as busy:
@@ -279,10 +281,10 @@ class _Service:
     async def update_endpoint(self, request: Request) -> Response:
         self.authorize(request)
         kind = _media_type(request)
-        _check_dataset(request.query_params)
+        _refuse_update_dataset(request.query_params)
         if kind == FORM:
             form = await _form(request)
-            _check_dataset(form)
+            _refuse_update_dataset(form)
             if "update" not in form:
                 raise Refusal(400, "the form has no update= field")
             return await self.update(request, _one(form, "update"))
@@ -363,7 +365,7 @@ class _Service:
             raise Refusal(
                 503, f"update abandoned after {timeout:g} s (the server's --timeout): nothing of it was written"
             ) from None
-        except StoreBusy:
+        except StoreBusyError:
             raise Refusal(
                 409, "the store is held by another process (a kg build?): try the update again when it ends"
             ) from None
@@ -405,14 +407,40 @@ def _one(parameters: QueryParams, name: str) -> str:
     return values[0]
 
 
-def _check_dataset(parameters: QueryParams) -> None:
-    given = [name for name in DATASET_PARAMETERS if name in parameters]
-    if given:
-        raise Refusal(
-            400,
-            f"{given[0]} is not supported: queries read the store's default graph, with its named graphs "
-            "available to GRAPH (name graphs in the query with FROM or GRAPH instead)",
-        )
+def _query_dataset(*sources: QueryParams) -> QueryDataset | None:
+    """The graphs that a query's ``default-graph-uri`` and ``named-graph-uri`` parameters name, in place
+    of its own ``FROM`` and ``FROM NAMED`` (the SPARQL 1.1 Protocol); None when no parameter names one."""
+    for parameters in sources:
+        for name in UPDATE_DATASET:
+            if name in parameters:
+                raise Refusal(400, f"{name} goes with an update; a query names its graphs with default-graph-uri")
+    default, named = (
+        [_iri(value, name) for parameters in sources for value in parameters.getlist(name)] for name in QUERY_DATASET
+    )
+    if not default and not named:
+        return None
+    return QueryDataset(default=tuple(default), named=tuple(named))
+
+
+def _refuse_update_dataset(*sources: QueryParams) -> None:
+    for parameters in sources:
+        for name in QUERY_DATASET:
+            if name in parameters:
+                raise Refusal(400, f"{name} goes with a query; an update names its graphs with USING or WITH")
+        for name in UPDATE_DATASET:
+            if name in parameters:
+                raise Refusal(400, f"{name} is not supported: name the graphs in the update, with USING or WITH")
+
+
+def _iri(value: str, name: str) -> str:
+    """``value`` if it is an absolute IRI; a 400 naming the parameter ``name`` otherwise."""
+    import pyoxigraph as ox
+
+    try:
+        ox.NamedNode(value)
+    except ValueError:
+        raise Refusal(400, f"{name}= must be an absolute IRI, not {value!r}") from None
+    return value
 
 
 def _target_graph(parameters: QueryParams) -> str | None:
@@ -421,16 +449,7 @@ def _target_graph(parameters: QueryParams) -> str | None:
         raise Refusal(400, "name the graph: ?default, or ?graph=IRI")
     if "default" in parameters:
         return None
-    graph = _one(parameters, "graph")
-    import pyoxigraph as ox
-
-    try:
-        ox.NamedNode(graph)
-    except ValueError:
-        raise Refusal(400, f"graph= must be an absolute IRI, not {graph!r}") from None
-    if ":" not in graph:
-        raise Refusal(400, f"graph= must be an absolute IRI, not {graph!r}")
-    return graph
+    return _iri(_one(parameters, "graph"), "graph")
 
 
 def _refuse_keywords(sparql: str) -> None:

@@ -17,25 +17,19 @@ update's. An uploaded graph is parsed by pyoxigraph, then written out as N-Tripl
 
 from __future__ import annotations
 
-import os
-import pickle
-import select
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
-from kg.errors import StoreError
 from kg.namespace import PREFIXES
 from kg.store import EmbeddedStore, open_store
 from kg.store.queries import drop_graph, insert_data
-from kg.store.worker import child_environment, exit_with_parent
+from kg.store.worker import connect_to_parent, start_child
 
 if TYPE_CHECKING:
     import pyoxigraph
 
 __all__ = [
-    "StoreBusy",
     "UpdateTimeout",
     "dump_graph",
     "parse_graph",
@@ -43,12 +37,6 @@ __all__ = [
     "upload_update",
     "write_in_child",
 ]
-
-_APPLIED, _REFUSED = b"A", b"E"  # the child's first byte: the update committed, or it failed before
-
-
-class StoreBusy(Exception):
-    """Another process holds the store (a build writing it)."""
 
 
 class UpdateTimeout(Exception):
@@ -64,34 +52,33 @@ def write_in_child(location: str, update: str, *, graph: str | None = None, time
     ------
     UpdateTimeout
         The write did not commit within ``timeout`` seconds; the child was ended.
-    StoreBusy
-        The store's lock is held by another process.
+    kg.errors.StoreBusyError
+        The store's lock is held by another process (a build).
+    kg.errors.StoreError
+        The store cannot be opened for writing.
     SyntaxError, RuntimeError, OSError
         As :func:`run_update` raises them.
     """
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kg.serve.storage", location],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=child_environment(),
-    )
+    process, requests, answers = start_child("kg.serve.storage", location)
     try:
-        with process.stdin:  # type: ignore[union-attr]
-            process.stdin.write(pickle.dumps((update, graph)))  # type: ignore[union-attr]
-        if not select.select([process.stdout], [], [], timeout)[0]:
-            raise UpdateTimeout(timeout)
-        # Once committed, the write is waited for to its end: closing the store publishes it.
-        first, reply = process.stdout.read(1), process.stdout.read()  # type: ignore[union-attr]
+        try:
+            requests.send((update, graph))
+            if not answers.poll(timeout):
+                raise UpdateTimeout(timeout)
+            outcome, value = answers.recv()
+            if outcome == "committed":  # closing the store publishes the write: it is waited for to its end
+                outcome, value = answers.recv()
+        except (EOFError, OSError):
+            process.wait()
+            raise OSError(f"the update's process ended unexpectedly (exit status {process.returncode})") from None
         process.wait()
     except BaseException:
         process.kill()
         process.wait()
         raise
     finally:
-        process.stdout.close()  # type: ignore[union-attr]
-    if first not in (_APPLIED, _REFUSED) or not reply:
-        raise OSError(f"the update's process ended unexpectedly (exit status {process.returncode})")
-    outcome, value = pickle.loads(reply)
+        requests.close()
+        answers.close()
     if outcome == "error":
         raise value
     return value
@@ -99,11 +86,7 @@ def write_in_child(location: str, update: str, *, graph: str | None = None, time
 
 def _write(location: str, update: str, graph: str | None, committed: Callable[[], None]) -> bool:
     """The child's write; ``committed`` is called once the update has committed."""
-    try:
-        store = open_store(location, write=True)
-    except StoreError as err:
-        raise StoreBusy(str(err)) from None
-    with store:
+    with open_store(location, write=True) as store:
         if graph is not None and not graph_exists(store, graph):  # type: ignore[arg-type]  # an EmbeddedStore
             return False
         run_update(store, update)  # type: ignore[arg-type]
@@ -189,37 +172,19 @@ def graph_exists(store: EmbeddedStore, graph: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kg.serve.storage STORE``: one write, read from stdin as the pickled ``(update, graph
-    that must exist)``; on stdout, one byte, :data:`_APPLIED` once the update commits or :data:`_REFUSED` if it does
-    not, then the pickled ``("ok", value)`` or ``("error", exception)``."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides what stops
-    exit_with_parent()
-    (location,) = argv if argv is not None else sys.argv[1:]
-    update, graph = pickle.load(sys.stdin.buffer)
-    replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing else reaches the server's pipe
-    applied = False
-
-    def committed() -> None:
-        nonlocal applied
-        replies.write(_APPLIED)
-        replies.flush()
-        applied = True
-
+    """``python -m kg.serve.storage REQUESTS_FD ANSWERS_FD STORE``, started by :func:`write_in_child`: one
+    write, received as ``(update, graph that must exist)``; answered with ``("committed", None)`` once the
+    update commits, then ``("ok", value)`` or ``("error", exception)``."""
+    requests, answers, (location,) = connect_to_parent(argv if argv is not None else sys.argv[1:])
+    update, graph = requests.recv()
     try:
-        reply: tuple = ("ok", _write(location, update, graph, committed))
+        reply: tuple = ("ok", _write(location, update, graph, lambda: answers.send(("committed", None))))
     except Exception as err:  # every error goes back to the server, which answers for it
         reply = ("error", err)
-    if not applied:
-        replies.write(_REFUSED)
     try:
-        payload = pickle.dumps(reply)
-    except Exception:  # an exception that does not pickle
-        payload = pickle.dumps(("error", OSError(f"{type(reply[1]).__name__}: {reply[1]}")))
-    replies.write(payload)
-    replies.close()
+        answers.send(reply)
+    except Exception:  # an exception that does not pickle (send pickles before it writes)
+        answers.send(("error", OSError(f"{type(reply[1]).__name__}: {reply[1]}")))
     return 0
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from kg.errors import StoreError, UpdateRefusedError
@@ -53,6 +54,19 @@ Quad = tuple["Node", "Node", "Node", "Node"]
 """A triple in the named graph its fourth term names."""
 Bindings = Mapping[str, "Node"]
 """Values for a query's variables, by name without the ``?``: rdflib terms."""
+
+
+@dataclass(frozen=True)
+class QueryDataset:
+    """The graphs a query reads, named outside it, as the SPARQL 1.1 Protocol's ``default-graph-uri`` and
+    ``named-graph-uri`` name them: they replace the query's own ``FROM`` and ``FROM NAMED``.
+
+    ``default``: the IRIs of the graphs merged into the query's default graph (none: an empty one);
+    ``named``: the IRIs of the graphs ``GRAPH`` may read (none: no named graph).
+    """
+
+    default: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
 
 
 def default_store_path() -> str:

@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING
 from kg.errors import QueryError, QuerySyntaxError, StoreError
 from kg.iterate import chunked
 from kg.namespace import PREFIXES, STAGED_ADDITIONS, STAGED_REMOVALS
-from kg.store.base import Bindings, Quad, Store, Triple, refuse_update
+from kg.store.base import Bindings, Quad, QueryDataset, Store, Triple, refuse_update
 from kg.store.directory import (
     FORMAT_VERSION,
     WORKING,
@@ -216,10 +216,16 @@ class EmbeddedStore(Store):
         return result
 
     def answer(
-        self, sparql: str, *, bindings: Bindings | None = None, prefixes: dict[str, str] | None = None
+        self,
+        sparql: str,
+        *,
+        bindings: Bindings | None = None,
+        prefixes: dict[str, str] | None = None,
+        dataset: QueryDataset | None = None,
     ) -> pyoxigraph.QuerySolutions | pyoxigraph.QueryBoolean | pyoxigraph.QueryTriples:
         """Oxigraph's own answer to ``sparql`` (see :meth:`query`), not yet read: what
         :meth:`query` makes its Result of, and :mod:`kg.store.worker` writes to its pipe.
+        ``dataset``, if given, replaces the query's own ``FROM`` and ``FROM NAMED``.
 
         Raises
         ------
@@ -233,9 +239,15 @@ class EmbeddedStore(Store):
             from kg.query.terms import to_oxigraph
 
             substitutions = {ox.Variable(name): to_oxigraph(value) for name, value in bindings.items()}
+        graphs = {}
+        if dataset is not None:
+            graphs = {
+                "default_graph": [ox.NamedNode(iri) for iri in dataset.default],
+                "named_graphs": [ox.NamedNode(iri) for iri in dataset.named],
+            }
         declared = PREFIXES if prefixes is None else prefixes
         try:
-            return self._ox.query(sparql, prefixes=dict(declared), substitutions=substitutions)
+            return self._ox.query(sparql, prefixes=dict(declared), substitutions=substitutions, **graphs)
         except SyntaxError as err:
             refuse_update(sparql)  # Oxigraph's query parser says only "expected CONSTRUCT"
             raise _syntax_error(err, sparql, declared) from None

@@ -16,7 +16,8 @@ term as it was). The parent makes its :class:`~kg.query.result.Result` with
 :meth:`~kg.query.result.Result.from_oxigraph`, as :meth:`kg.store.EmbeddedStore.query` does, so
 an answer is the same either way. Errors come back as they were raised (a
 :class:`kg.errors.KGError` pickles with its attributes). Requests and replies are framed by
-:mod:`multiprocessing.connection`.
+:mod:`multiprocessing.connection`; :func:`start_child` and :func:`connect_to_parent` set up the two
+pipes, for these query processes and for ``kg serve``'s update process (:mod:`kg.serve.storage`).
 
 A remote endpoint needs no child: :meth:`kg.store.EndpointStore.query` gives its request the time
 limit, and Ctrl-C interrupts it. :func:`query_runner` picks what runs a store's queries.
@@ -54,9 +55,9 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
     from kg.query.result import Result
-    from kg.store.base import Store
+    from kg.store.base import QueryDataset, Store
 
-__all__ = ["QueryRunner", "QueryWorker", "child_environment", "exit_with_parent", "query_runner"]
+__all__ = ["QueryRunner", "QueryWorker", "connect_to_parent", "query_runner", "start_child"]
 
 GRACE = 0.2
 """Seconds a child is given to end after SIGTERM before it is killed."""
@@ -125,7 +126,14 @@ class QueryWorker:
             if self._child is None:
                 self._child = _Child.start(self.location)
 
-    def query(self, sparql: str, *, timeout: float | None = None, max_rows: int | None = None) -> Result:
+    def query(
+        self,
+        sparql: str,
+        *,
+        timeout: float | None = None,
+        max_rows: int | None = None,
+        dataset: QueryDataset | None = None,
+    ) -> Result:
         """Run ``sparql`` in the child (started if need be) and return its Result.
 
         Parameters
@@ -138,6 +146,8 @@ class QueryWorker:
         max_rows : int, optional
             The most rows (or triples) the answer may have; the child reads no further than one
             past them, so a larger answer costs neither process its size. None: no limit.
+        dataset : kg.store.base.QueryDataset, optional
+            The graphs the query reads, in place of its own ``FROM`` and ``FROM NAMED``.
 
         Raises
         ------
@@ -167,7 +177,7 @@ class QueryWorker:
                 child.receive()  # ("ready",), or the error that kept the store from opening
                 child.ready = True
             started = time.perf_counter()
-            child.send((sparql, max_rows))
+            child.send((sparql, max_rows, dataset))
             if not child.answers.poll(timeout):
                 self.stop()
                 raise QueryTimeoutError(timeout)  # type: ignore[arg-type]  # poll(None) waits for ever
@@ -252,29 +262,10 @@ class _Child:
 
     @classmethod
     def start(cls, location: str) -> _Child:
-        from multiprocessing.connection import Connection
+        return cls(*start_child("kg.store.worker", location))
 
-        down_read, down_write = os.pipe()
-        up_read, up_write = os.pipe()
-        try:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "kg.store.worker", str(down_read), str(up_write), location],
-                pass_fds=(down_read, up_write),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                env=child_environment(),
-            )
-        except BaseException:
-            os.close(down_write)
-            os.close(up_read)
-            raise
-        finally:
-            os.close(down_read)
-            os.close(up_write)
-        return cls(process, Connection(down_write, readable=False), Connection(up_read, writable=False))
-
-    def send(self, request: tuple[str, int | None]) -> None:
-        """Send the child a query and the most rows its answer may have.
+    def send(self, request: tuple[str, int | None, QueryDataset | None]) -> None:
+        """Send the child a query, the most rows its answer may have, and the graphs it reads.
 
         Raises
         ------
@@ -322,12 +313,47 @@ class _Child:
         self.answers.close()
 
 
-def child_environment() -> dict[str, str]:
-    """The environment for the child: this one, with the folder this ``kg`` package came from first on
-    the path, so that the child runs the same code."""
+def start_child(module: str, *args: str) -> tuple[subprocess.Popen[bytes], Connection, Connection]:
+    """Start ``python -m module`` with ``args``, talking to it over two pipes: the process, the connection
+    that sends it requests and the one its answers arrive on. The child finds its ends of the pipes with
+    :func:`connect_to_parent`; it runs the same ``kg`` package as this process, with nothing on its stdin
+    or stdout."""
+    from multiprocessing.connection import Connection
+
     here = str(Path(__file__).resolve().parent.parent.parent)
     path = os.environ.get("PYTHONPATH", "")
-    return {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
+    environment = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
+    down_read, down_write = os.pipe()
+    up_read, up_write = os.pipe()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", module, str(down_read), str(up_write), *args],
+            pass_fds=(down_read, up_write),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            env=environment,
+        )
+    except BaseException:
+        os.close(down_write)
+        os.close(up_read)
+        raise
+    finally:
+        os.close(down_read)
+        os.close(up_write)
+    return process, Connection(down_write, readable=False), Connection(up_read, writable=False)
+
+
+def connect_to_parent(argv: list[str]) -> tuple[Connection, Connection, list[str]]:
+    """In a child :func:`start_child` started, from its arguments: the connection its requests arrive on,
+    the one it answers on, and the arguments it was given. The child then ignores Ctrl-C (it reaches
+    the whole process group at a terminal; the parent decides what stops) and ends when the parent does."""
+    import signal
+    from multiprocessing.connection import Connection
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
+    requests_fd, answers_fd, *args = argv
+    return Connection(int(requests_fd), writable=False), Connection(int(answers_fd), readable=False), args
 
 
 def _describe_status(status: int | None) -> str:
@@ -389,7 +415,7 @@ def _write_answer(answer, max_rows: int | None = None) -> tuple[str, bytes | boo
 
 
 def serve(requests: Connection, answers: Connection, location: str) -> None:
-    """Open the store at ``location`` read-only and answer each ``(query, max_rows)`` read from
+    """Open the store at ``location`` read-only and answer each ``(query, max_rows, dataset)`` read from
     ``requests`` on ``answers``, until ``requests`` ends: ``("ready",)`` first, then ``(kind, payload)``
     per query, or ``("error", KGError)``, or ``("bug", traceback text)``."""
     import traceback
@@ -405,12 +431,12 @@ def serve(requests: Connection, answers: Connection, location: str) -> None:
         answers.send(("ready",))
         while True:
             try:
-                sparql, max_rows = requests.recv()
+                sparql, max_rows, dataset = requests.recv()
             except EOFError:
                 return
             try:
                 store.refresh()  # the graph the last finished build published, as the shell reads it
-                answer = store.answer(sparql)  # type: ignore[attr-defined]  # an EmbeddedStore
+                answer = store.answer(sparql, dataset=dataset)  # type: ignore[attr-defined]  # an EmbeddedStore
                 reply: tuple = _write_answer(answer, max_rows)
                 del answer  # released in this thread, which made it
             except KGError as err:
@@ -422,7 +448,7 @@ def serve(requests: Connection, answers: Connection, location: str) -> None:
             answers.send(reply)
 
 
-def exit_with_parent() -> None:
+def _exit_with_parent() -> None:
     """End this process when the one that started it is gone, even in the middle of a query."""
     parent = os.getppid()
 
@@ -436,15 +462,7 @@ def exit_with_parent() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m kg.store.worker REQUESTS_FD ANSWERS_FD STORE``: the child's entry point."""
-    import signal
-    from multiprocessing.connection import Connection
-
-    # Ctrl-C at a terminal reaches the whole process group; the parent decides what stops.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    exit_with_parent()
-    requests_fd, answers_fd, location = argv if argv is not None else sys.argv[1:]
-    requests = Connection(int(requests_fd), writable=False)
-    answers = Connection(int(answers_fd), readable=False)
+    requests, answers, (location,) = connect_to_parent(argv if argv is not None else sys.argv[1:])
     try:
         serve(requests, answers, location)
     except (BrokenPipeError, EOFError):  # the parent went away

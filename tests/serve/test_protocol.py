@@ -214,8 +214,12 @@ def test_syntax_errors_and_malformed_requests(server) -> None:
     both = requests.post(server.sparql, data={"query": "ASK {}", "update": "CLEAR ALL"})
     assert both.status_code == 400
     assert requests.post(server.sparql, data={"nothing": "here"}).status_code == 400
-    dataset = requests.get(server.sparql, params={"query": "ASK {}", "default-graph-uri": "http://example.org/g"})
-    assert dataset.status_code == 400 and dataset.text.startswith("default-graph-uri is not supported")
+    relative = requests.get(server.sparql, params={"query": "ASK {}", "default-graph-uri": "g"})
+    assert relative.status_code == 400 and relative.text == "default-graph-uri= must be an absolute IRI, not 'g'\n"
+    no_such_graph = requests.get(
+        server.sparql, params={"query": "ASK { ?s ?p ?o }", "default-graph-uri": "http://example.org/g"}
+    )
+    assert no_such_graph.status_code == 200 and no_such_graph.json()["boolean"] is False
     wrong_type = requests.post(server.sparql, data=b"ASK {}", headers={"Content-Type": "text/plain"})
     assert wrong_type.status_code == 415
     not_utf8 = requests.post(server.sparql, data=b"ASK {\xff}", headers={"Content-Type": "application/sparql-query"})

@@ -140,6 +140,69 @@ def test_graph_store_writes(server) -> None:
     assert added.status_code == 204 and count(server) == before + 1
 
 
+def test_the_protocol_names_the_graphs_a_query_reads(server) -> None:
+    one, two = "http://example.org/dataset/one", "http://example.org/dataset/two"
+    for graph, value in ((one, "one"), (two, "two")):
+        put = requests.put(
+            f"{server.url}/store",
+            params={"graph": graph},
+            data=f'<urn:a> <urn:p> "{value}" .',
+            headers={**AUTH, "Content-Type": "text/turtle"},
+        )
+        assert put.status_code == 204, put.text
+    every = 'SELECT ?o ?g WHERE { { ?s <urn:p> ?o } UNION { GRAPH ?g { ?s <urn:p> ?o } } FILTER(?o IN ("one", "two")) }'
+
+    def rows(parameters, sparql=every) -> set[tuple[str, str | None]]:
+        by_get = requests.get(server.sparql, params=[("query", sparql), *parameters])
+        by_form = requests.post(server.sparql, data=[("query", sparql), *parameters])
+        by_body = requests.post(
+            server.sparql,
+            params=parameters,
+            data=sparql.encode(),
+            headers={"Content-Type": "application/sparql-query"},
+        )
+        answers = []
+        for answer in (by_get, by_form, by_body):
+            assert answer.status_code == 200, answer.text
+            bindings = answer.json()["results"]["bindings"]
+            answers.append({(row["o"]["value"], row.get("g", {}).get("value")) for row in bindings})
+        assert answers[0] == answers[1] == answers[2]
+        return answers[0]
+
+    try:
+        assert rows([]) == {("one", one), ("two", two)}  # the store's default graph has neither
+        assert rows([("default-graph-uri", one)]) == {("one", None)}  # and no named graph is open
+        assert rows([("default-graph-uri", one), ("default-graph-uri", two)]) == {("one", None), ("two", None)}
+        assert rows([("named-graph-uri", two)]) == {("two", two)}  # the default graph is then empty
+        assert rows([("default-graph-uri", one), ("named-graph-uri", two)]) == {("one", None), ("two", two)}
+        assert rows([("default-graph-uri", "http://example.org/none")]) == set()
+        from_two = f"SELECT ?o (?none AS ?g) FROM <{two}> WHERE {{ ?s <urn:p> ?o }}"
+        assert rows([], from_two) == {("two", None)}
+        assert rows([("default-graph-uri", one)], from_two) == {("one", None)}  # the parameter replaces FROM
+    finally:
+        for graph in (one, two):
+            assert requests.delete(f"{server.url}/store", params={"graph": graph}, headers=AUTH).status_code == 204
+
+    relative = requests.get(server.sparql, params={"query": "ASK {}", "named-graph-uri": "graphs/one"})
+    assert (
+        relative.status_code == 400 and relative.text == "named-graph-uri= must be an absolute IRI, not 'graphs/one'\n"
+    )
+    using = requests.get(server.sparql, params={"query": "ASK {}", "using-graph-uri": one})
+    assert using.status_code == 400 and using.text.startswith("using-graph-uri goes with an update")
+    update = "INSERT DATA { entity:scoped rdfs:label 'scoped' }"
+    for name in ("default-graph-uri", "using-graph-uri", "using-named-graph-uri"):
+        refused = requests.post(server.url + "/update", data={"update": update, name: one}, headers=AUTH)
+        assert refused.status_code == 400 and refused.text.startswith(name), refused.text
+        refused = requests.post(
+            server.sparql,
+            params={name: one},
+            data=update.encode(),
+            headers={**AUTH, "Content-Type": "application/sparql-update"},
+        )
+        assert refused.status_code == 400 and refused.text.startswith(name), refused.text
+    assert label_of(server, "scoped") == []
+
+
 def test_graph_store_uploads_refused(server) -> None:
     store_url = f"{server.url}/store?default"
     unknown = requests.post(store_url, data=b"a,b,c", headers={**AUTH, "Content-Type": "text/csv"})
@@ -186,6 +249,10 @@ def test_kg_push_into_kg_serve(server, relations_store: Path, tmp_path: Path) ->
     again = run_kg(*push, "--token-file", str(token_file))
     assert again.returncode == 0, again.stderr
     assert count(server, in_graph) == expected  # adding the same triples again changes nothing
+    # the pushed graph read as the default graph, as the README reads one pushed into another store
+    done = run_kg("query", COUNT, "--format", "json", "--endpoint", f"{server.sparql}?default-graph-uri={target}")
+    assert done.returncode == 0, done.stderr
+    assert int(json.loads(done.stdout)["results"]["bindings"][0]["n"]["value"]) == expected
     refused = run_kg(*push)
     assert refused.returncode == 2 and "HTTP 401" in refused.stderr
 
