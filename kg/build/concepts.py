@@ -14,6 +14,10 @@ papers:
   TTA) are one concept, not two;
 - a name with an acronym in it joins the name spelled out where the corpus has it ("CoT prompting" is
   "chain-of-thought prompting");
+- a name that only adds a trailing category word to another name of the same type joins it ("GLUE
+  benchmark" is GLUE, "regularization techniques" regularization, "domain shift problem" domain shift),
+  as the guidelines cut names; of another type it stays apart ("retrieval models", a Method, is not the
+  task "retrieval");
 - a concept's type is the majority over its mentions in every paper, its label the name most papers
   give it (with TeX markup read as the text it typesets: "Poincar\\'e" is "Poincaré"), its key (the
   IRI) the key most papers give it; each tie is broken by a fixed order.
@@ -48,6 +52,18 @@ from kg.normalize import entity_key, fold, plain_name
 
 # Names in one partition: an entity key, or a folded surface form.
 _KEY, _FORM = "key\u001f", "form\u001f"
+
+CATEGORY_WORDS = frozenset(
+    {
+        *("method", "technique", "framework", "algorithm", "approach", "strategy", "scheme"),
+        *("architecture", "model", "network", "module"),
+        *("dataset", "benchmark", "corpus"),
+        *("task", "problem", "phenomenon", "metric", "score", "measure"),
+    }
+)
+"""Trailing words (folded: singular, lower case) that say what kind of thing a name is: "X benchmark" is
+the concept X where the corpus names X so and with the same type. Not "loss", "learning" or "prompting",
+which make a name of their own ("CLIP loss", "supervised learning")."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +115,7 @@ class ConceptVotes:
             for label in votes[key].labels:
                 names.union(_KEY + key, _FORM + fold(label))
         definitions = _definitions(votes)
-        for name, concept in _spelled_out_joins(votes, definitions, names):
+        for name, concept in (*_spelled_out_joins(votes, definitions, names), *_category_joins(votes)):
             names.union(name, concept)
         # Each round of joins may merge two concepts that define the same acronym, which can make
         # another acronym unambiguous: repeat until nothing changes (joins only ever merge).
@@ -189,6 +205,23 @@ def _spelled_out_joins(
                 known = [name for name in sorted(spelled) if names.known(_FORM + name)]
                 if len(known) == 1:
                     joins.append((_KEY + key, _FORM + known[0]))
+    return joins
+
+
+def _category_joins(votes: Mapping[str, _Votes]) -> list[tuple[str, str]]:
+    """(a name, the same name without its trailing category word) wherever the corpus has the shorter name
+    and gives both the same type (each name's type: the majority over the mentions of the entities it
+    labels)."""
+    labelling: dict[str, list[_Votes]] = {}  # a folded name -> the votes of the entities it labels
+    for key in sorted(votes):
+        for name in {fold(label) for label in votes[key].labels}:
+            labelling.setdefault(name, []).append(votes[key])
+    type_of = {name: _type(group) for name, group in labelling.items()}
+    joins = []
+    for name in sorted(type_of):
+        head, _, last = name.rpartition(" ")
+        if head and last in CATEGORY_WORDS and head in type_of and type_of[head] == type_of[name]:
+            joins.append((_FORM + name, _FORM + head))
     return joins
 
 

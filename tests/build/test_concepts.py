@@ -97,6 +97,36 @@ def test_a_name_with_an_acronym_in_it_joins_the_name_spelled_out() -> None:
     assert len(found.concepts) == 6
 
 
+def test_a_name_with_a_trailing_category_word_joins_the_name_without_it_of_the_same_type() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("glue", "GLUE", "Dataset"), entity("regularization", "regularization")],
+            "p2": [entity("glue-benchmark", "GLUE benchmark", "Dataset"), entity("bleu-score", "BLEU score", "Metric")],
+            "p3": [entity("regularization-technique", "regularization techniques"), entity("bleu", "BLEU", "Metric")],
+            "p4": [entity("domain-shift-problem", "domain shift problem", "Phenomenon")],
+            "p5": [entity("domain-shift", "domain shift", "Phenomenon")],
+            # of another type: the task is not the models that do it
+            "p6": [entity("retrieval", "retrieval", "Task"), entity("retrieval-model", "retrieval models")],
+            # not a category word: a loss of CLIP's is not CLIP, supervised learning not "supervised"
+            "p7": [entity("clip", "CLIP"), entity("clip-loss", "CLIP loss"), entity("supervised", "supervised")],
+            "p8": [entity("supervised-learning", "supervised learning")],
+            # nothing to join where the corpus has no name without the word
+            "p9": [
+                entity("gradient-flow-algorithm", "gradient flow algorithm"),
+                entity("domain-shift", "domain shift", "Phenomenon"),
+            ],
+        }
+    )
+    joined = {("glue", "glue-benchmark"), ("bleu", "bleu-score"), ("regularization", "regularization-technique")}
+    for short, long in (*joined, ("domain-shift", "domain-shift-problem")):
+        assert found.key_of[short] == found.key_of[long], long
+    assert found.concepts[found.key_of["domain-shift-problem"]].label == "domain shift"  # the name most papers give
+    for short, long in (("retrieval", "retrieval-model"), ("clip", "clip-loss"), ("supervised", "supervised-learning")):
+        assert found.key_of[short] != found.key_of[long], long
+    assert found.concepts[found.key_of["gradient-flow-algorithm"]].label == "gradient flow algorithm"
+    assert len(found.concepts) == 11
+
+
 def test_labels_that_fold_alike_are_one_concept() -> None:
     found = find_concepts(
         {
@@ -148,8 +178,12 @@ def test_the_result_depends_on_the_set_of_records_only() -> None:
         "p5": [entity("llm", "large pre-trained language models", aliases=("LLMs",)), entity("cl-x", "CL methods")],
         "p6": [entity("large-language-model", "large language models", aliases=("LLMs",))],
         "p7": [entity("continual-learning-method", "continual learning methods")],
+        "p8": [entity("glue-benchmark", "GLUE benchmark", "Dataset"), entity("vit-model", "ViT models")],
+        "p9": [entity("glue", "GLUE", "Dataset")],
     }
     expected = find_concepts(papers)
+    assert expected.key_of["glue"] == expected.key_of["glue-benchmark"]
+    assert expected.key_of["vit-model"] == expected.key_of["vision-transformer"]
     rng = random.Random(7)
     for _ in range(5):
         names = list(papers)

@@ -117,6 +117,9 @@ def test_no_two_entities_of_the_seeds_graph_share_a_folded_label(seeds_store: Pa
     # spelled two ways; "OOD detection" is "out-of-distribution detection" spelled out.
     assert {'"large language models"', '"out-of-distribution detection"'} <= labels
     assert {'"LLMs"', '"OOD detection"'} & labels == set()
+    # A name with a trailing category word is the name without it, of the same type.
+    assert {'"GLUE"', '"regularization"', '"domain shift"'} <= labels
+    assert {'"GLUE benchmark"', '"regularization techniques"', '"domain shift problem"'} & labels == set()
 
 
 def test_no_name_of_the_seeds_graph_has_a_bracket_it_does_not_close(seeds_store: Path) -> None:
