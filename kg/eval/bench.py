@@ -29,10 +29,18 @@ def benchmark(name: str):
     return register
 
 
+BUILD_ROUNDS = 3
+"""Pairs of a first build and a stock pass: the ratio is the median of the pairs' ratios, each pair run
+back to back (in alternating order), so that the load of a shared machine weighs on both of a pair alike."""
+
+
 @benchmark("build")
 def bench_build() -> list[tuple[str, str, bool | None]]:
     """First build of the seeds vs a rebuild over unchanged sources (target: under a fifth),
-    and the first build vs one plain pass of the stock spaCy pipeline (target: ratio <= 1)."""
+    and the first build vs one plain pass of the stock spaCy pipeline (target: ratio <= 1), the
+    median over :data:`BUILD_ROUNDS` pairs."""
+    import statistics
+
     import spacy
 
     from kg.build.builder import build
@@ -40,28 +48,53 @@ def bench_build() -> list[tuple[str, str, bool | None]]:
     from kg.ingest import read_documents
 
     texts = list({d.id: d.text for d in read_documents([SEEDS])}.values())
-    started = time.perf_counter()
-    nlp = spacy.load(resolve_model())
-    for _ in nlp.pipe(texts, batch_size=64):
-        pass
-    reference = time.perf_counter() - started
+
+    def stock_pass() -> float:
+        started = time.perf_counter()
+        nlp = spacy.load(resolve_model())
+        for _ in nlp.pipe(texts, batch_size=64):
+            pass
+        return time.perf_counter() - started
+
+    pairs = []
     with tempfile.TemporaryDirectory() as tmp:
-        # One extraction process, as the stock pass is one: the ratio compares single-core cost.
-        first = build([SEEDS], store=Path(tmp) / "store", workers=1)
-        second = build([SEEDS], store=Path(tmp) / "store", workers=1)
+        for round_ in range(BUILD_ROUNDS):
+            store = Path(tmp) / f"store-{round_}"
+            # One extraction process, as the stock pass is one: the ratio compares single-core cost.
+            if round_ % 2:
+                first = build([SEEDS], store=store, workers=1)
+                reference = stock_pass()
+            else:
+                reference = stock_pass()
+                first = build([SEEDS], store=store, workers=1)
+            pairs.append((first.seconds, reference))
+        second = build([SEEDS], store=store, workers=1)
+    ratios = sorted(built / reference for built, reference in pairs)
+    speed_ratio = statistics.median(ratios)
     rebuild_ratio = second.seconds / first.seconds
-    speed_ratio = first.seconds / reference
     return [
         ("abstracts (distinct)", f"{len(texts)}", None),
-        ("stock en_core_web_sm, all components, one pass", f"{reference:.2f} s", None),
-        ("kg build, first (default profile, --workers 1)", f"{first.seconds:.2f} s", None),
+        (
+            f"stock en_core_web_sm, all components, one pass ({BUILD_ROUNDS} runs)",
+            " / ".join(f"{reference:.2f}" for _, reference in pairs) + " s",
+            None,
+        ),
+        (
+            f"kg build, first (default profile, --workers 1; {BUILD_ROUNDS} runs)",
+            " / ".join(f"{built:.2f}" for built, _ in pairs) + " s",
+            None,
+        ),
         (
             "kg build, again over unchanged sources",
             f"{second.seconds:.2f} s ({second.added} triples added)",
             second.added == 0,
         ),
         ("rebuild / first build (target < 0.20)", f"{rebuild_ratio:.3f}", rebuild_ratio < 0.2),
-        ("first build / stock pipeline pass (target <= 1.00)", f"{speed_ratio:.2f}", speed_ratio <= 1.0),
+        (
+            "first build / stock pipeline pass, median of the pairs (target <= 1.00)",
+            f"{speed_ratio:.2f} (pairs {ratios[0]:.2f} to {ratios[-1]:.2f})",
+            speed_ratio <= 1.0,
+        ),
     ]
 
 
