@@ -19,8 +19,9 @@ papers:
   as the guidelines cut names; of another type it stays apart ("retrieval models", a Method, is not the
   task "retrieval");
 - a concept's type is the majority over its mentions in every paper, its label the name most papers
-  give it (with TeX markup read as the text it typesets: "Poincar\\'e" is "Poincaré"), its key (the
-  IRI) the key most papers give it; each tie is broken by a fixed order.
+  give it (with TeX markup read as the text it typesets: "Poincar\\'e" is "Poincaré"), its aliases one
+  spelling of each other name, its key (the IRI) the key most papers give it; each tie is broken by a
+  fixed order.
 
 The result depends on the set of records only, not on their order or on how builds split them.
 
@@ -73,7 +74,7 @@ class Concept:
     key: str
     label: str
     type: str
-    aliases: tuple[str, ...]  # every other surface form, sorted
+    aliases: tuple[str, ...]  # one spelling of every other name (names that fold alike are one), sorted
 
 
 @dataclass(frozen=True)
@@ -270,9 +271,14 @@ def _same_word(a: str, b: str) -> bool:
 def _concept(votes: Mapping[str, _Votes]) -> Concept:
     """One concept from the votes of the entity ids that name it."""
     label = _label(votes.values())
-    label_fold = fold(label)
-    forms = {text for vote in votes.values() for text in (*vote.labels, *vote.aliases) if fold(text) != label_fold}
-    return Concept(key=_key(votes, label), label=label, type=_type(votes.values()), aliases=tuple(sorted(forms)))
+    # One spelling of each other name: of those that fold alike ("transformer models", "Transformer
+    # models", "transformer model"), the first in sorted order.
+    spellings: dict[str, str] = {}
+    for text in sorted({text for vote in votes.values() for text in (*vote.labels, *vote.aliases)}):
+        spellings.setdefault(fold(text), text)
+    spellings.pop(fold(label), None)
+    aliases = tuple(sorted(spellings.values()))
+    return Concept(key=_key(votes, label), label=label, type=_type(votes.values()), aliases=aliases)
 
 
 def _label(votes: Iterable[_Votes]) -> str:

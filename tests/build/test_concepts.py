@@ -138,9 +138,10 @@ def test_labels_that_fold_alike_are_one_concept() -> None:
     )
     assert len(found.concepts) == 1
     (concept,) = found.concepts.values()
-    # Spellings that fold alike pool their votes; the most frequent spelling is the label.
+    # Spellings that fold alike pool their votes; the most frequent spelling is the label, and names
+    # that fold alike are one alias (the plural "CoTs" is "CoT").
     assert (concept.key, concept.label) == ("chain-of-thought-prompting", "Chain-of-Thought")
-    assert concept.aliases == ("CoT", "CoTs")
+    assert concept.aliases == ("CoT",)
 
 
 def test_the_type_is_the_majority_over_mentions_not_the_first_paper() -> None:
