@@ -14,6 +14,9 @@ papers:
   TTA) are one concept, not two;
 - a name with an acronym in it joins the name spelled out where the corpus has it ("CoT prompting" is
   "chain-of-thought prompting");
+- a name that defines an acronym inside it is the name without the definition, spelled out or short
+  ("holistic robust (HR) training" is "holistic robust training" and, where the corpus has it, "HR
+  training");
 - a name that only adds a trailing category word to another name of the same type joins it ("GLUE
   benchmark" is GLUE, "regularization techniques" regularization, "domain shift problem" domain shift),
   as the guidelines cut names; of another type it stays apart ("retrieval models", a Method, is not the
@@ -47,6 +50,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kg.extract.acronyms import find_definitions
 from kg.extract.records import Entity
 from kg.namespace import ENTITY_TYPES
 from kg.normalize import entity_key, fold, plain_name
@@ -116,7 +120,8 @@ class ConceptVotes:
             for label in votes[key].labels:
                 names.union(_KEY + key, _FORM + fold(label))
         definitions = _definitions(votes)
-        for name, concept in (*_spelled_out_joins(votes, definitions, names), *_category_joins(votes)):
+        spelling = _with_inline_definitions(votes, definitions, names)
+        for name, concept in (*_spelled_out_joins(votes, spelling, names), *_category_joins(votes)):
             names.union(name, concept)
         # Each round of joins may merge two concepts that define the same acronym, which can make
         # another acronym unambiguous: repeat until nothing changes (joins only ever merge).
@@ -170,6 +175,29 @@ def _definitions(votes: Mapping[str, _Votes]) -> dict[str, dict[str, set[str]]]:
             if is_acronym(alias):
                 definitions.setdefault(fold(alias), {})[key] = {fold(label) for label in votes[key].labels}
     return definitions
+
+
+def _with_inline_definitions(
+    votes: Mapping[str, _Votes], definitions: Mapping[str, Mapping[str, set[str]]], names: _Partition
+) -> dict[str, dict[str, set[str]]]:
+    """Join each entity id whose label defines an acronym inside it ("holistic robust (HR) training") to the
+    label spelled out ("holistic robust training"), and return ``definitions`` with those definitions
+    added ("hr": the long form "holistic robust"), for reading a name with the acronym in it ("HR
+    training"). They are no definitions of the acronym alone ("HR" is not holistic robust training), so
+    :func:`_acronym_joins` does not read them."""
+    found = {short: {key: set(forms) for key, forms in by_key.items()} for short, by_key in definitions.items()}
+    for key in sorted(votes):
+        for label in sorted(votes[key].labels):
+            for short_start, short_end, long_start, long_end in find_definitions(label):
+                opening, closing = label.rfind("(", 0, short_start), label.find(")", short_end)
+                rest = label[closing + 1 :].strip()
+                if not rest:  # "Low-Rank Adaptation (LoRA)" is the acronym's own definition
+                    continue
+                names.union(_KEY + key, _FORM + fold(f"{label[:opening].rstrip()} {rest}"))
+                found.setdefault(fold(label[short_start:short_end]), {}).setdefault(key, set()).add(
+                    fold(label[long_start:long_end])
+                )
+    return found
 
 
 def _acronym_joins(definitions: Mapping[str, Mapping[str, set[str]]], names: _Partition) -> list[tuple[str, str]]:

@@ -97,6 +97,32 @@ def test_a_name_with_an_acronym_in_it_joins_the_name_spelled_out() -> None:
     assert len(found.concepts) == 6
 
 
+def test_a_name_that_defines_an_acronym_inside_it_joins_its_spelled_out_and_short_names() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("holistic-robust-hr-training", "holistic robust (HR) training")],
+            "p2": [
+                entity("hr-training", "HR training"),
+                entity("holistic-robust-training", "holistic robust training"),
+            ],
+            "p3": [entity("ood", "out-of-distribution", aliases=("OOD",)), entity("ood-detection", "OOD detection")],
+            "p4": [entity("ood-gen", "out-of-distribution (OOD) generalization", "Task")],
+            "p5": [entity("ood-generalization", "OOD generalization", "Task")],
+            # an acronym's own definition is not read as the acronym alone
+            "p6": [entity("segment-anything-model-sam", "Segment Anything Model (SAM)"), entity("sam", "SAM")],
+            # nor is a definition inside a name a definition of the acronym alone
+            "p7": [entity("hr", "HR", "Metric")],
+        }
+    )
+    one = {found.key_of[key] for key in ("holistic-robust-hr-training", "hr-training", "holistic-robust-training")}
+    assert len(one) == 1
+    assert found.key_of["ood-gen"] == found.key_of["ood-generalization"]
+    assert found.key_of["ood-detection"] != found.key_of["ood-gen"]
+    assert found.key_of["segment-anything-model-sam"] != found.key_of["sam"]
+    assert found.key_of["hr"] not in one
+    assert len(found.concepts) == 7
+
+
 def test_a_name_with_a_trailing_category_word_joins_the_name_without_it_of_the_same_type() -> None:
     found = find_concepts(
         {
