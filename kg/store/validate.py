@@ -6,6 +6,12 @@ ontology/shapes.ttl with its targets replaced by ``sh:targetNode`` for the nodes
 constraint (nested shapes, SPARQL) is checked as in one call, and a progress display advances between
 steps. (pySHACL's own ``focus_nodes`` option also filters the nodes that nested shapes check, and misses
 violations there.)
+
+A SPARQL-based constraint (``sh:sparql``) costs pySHACL a parse and a query per focus node (minutes on a
+large graph), so its ``SELECT`` is first run once over the whole graph with ``$this`` unbound: only the
+focus nodes it returns are checked against their shape with its SPARQL constraints, the others against
+the shape without them. Each focus node is still checked against its whole shape once, so the report is
+the one a single call gives.
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ def validate_graph(data: Graph, progress: Progress | None = None, batch: int = B
     nodes = len({node for _, focus in targeted for node in focus})
     total = sum(len(focus) for _, focus in targeted)
     done, conforms, results, texts = 0, True, 0, []
-    for step_shapes, size in _steps(shapes, targeted, batch):
+    for step_shapes, size in _steps(shapes, targeted, batch, _sparql_suspects(data, shapes, targeted)):
         ok, graph, text = pyshacl.validate(
             data, shacl_graph=step_shapes, inference="none", inplace=True, allow_warnings=True
         )
@@ -84,20 +90,51 @@ def validate_graph(data: Graph, progress: Progress | None = None, batch: int = B
     return ValidationReport(False, f"{text}\n{summary}", nodes)
 
 
-def _steps(shapes: Graph, targeted: list[tuple[Node, list[Node]]], batch: int) -> Iterator[tuple[Graph, int]]:
-    """Each step's shapes graph, and the number of focus nodes it checks."""
+def _steps(
+    shapes: Graph, targeted: list[tuple[Node, list[Node]]], batch: int, suspects: dict[Node, set[Node]]
+) -> Iterator[tuple[Graph, int]]:
+    """Each step's shapes graph, and the number of focus nodes it checks; the ``suspects`` of a shape (the
+    nodes its SPARQL constraints may find in violation) are checked with those constraints, the rest of
+    its focus nodes without."""
     if any(isinstance(node, BNode) for _, focus in targeted for node in focus):
         # a blank node cannot be named by sh:targetNode (never the case in a graph kg builds): one step
         yield shapes, sum(len(focus) for _, focus in targeted)
         return
     untargeted = Graph()
     untargeted += ((s, p, o) for s, p, o in shapes if p not in _TARGETS)
+    without_sparql = Graph()
+    without_sparql += ((s, p, o) for s, p, o in untargeted if p != SH.sparql)
     for shape, focus in targeted:
-        for part in _batches(focus, batch):
-            step = Graph()
-            step += untargeted
-            step += ((shape, SH.targetNode, node) for node in part)
-            yield step, len(part)
+        with_sparql = suspects.get(shape, set())
+        for rules, nodes in (
+            (without_sparql, [node for node in focus if node not in with_sparql]),
+            (untargeted, [node for node in focus if node in with_sparql]),
+        ):
+            for part in _batches(nodes, batch):
+                step = Graph()
+                step += rules
+                step += ((shape, SH.targetNode, node) for node in part)
+                yield step, len(part)
+
+
+def _sparql_suspects(data: Graph, shapes: Graph, targeted: list[tuple[Node, list[Node]]]) -> dict[Node, set[Node]]:
+    """For each shape with SPARQL-based constraints, the nodes their ``SELECT`` returns as ``$this`` when run
+    over the whole graph: a superset of the focus nodes they find in violation when each is pre-bound."""
+    suspects: dict[Node, set[Node]] = {}
+    focus_of = dict(targeted)
+    for shape, constraint in shapes.subject_objects(SH.sparql):
+        select = shapes.value(constraint, SH.select)
+        if select is None:  # malformed (SHACL requires one); pySHACL checks it with every focus node
+            suspects.setdefault(shape, set()).update(focus_of.get(shape, ()))
+            continue
+        prefixes = "".join(
+            f"PREFIX {shapes.value(declared, SH.prefix)}: <{shapes.value(declared, SH.namespace)}>\n"
+            for source in shapes.objects(constraint, SH.prefixes)
+            for declared in shapes.objects(source, SH.declare)
+        )
+        rows = data.query(prefixes + str(select))
+        suspects.setdefault(shape, set()).update(row["this"] for row in rows if row["this"] is not None)
+    return suspects
 
 
 def _batches(nodes: Sequence[Node], size: int) -> Iterator[list[Node]]:

@@ -13,9 +13,11 @@ import pyshacl
 import pytest
 from conftest import KG_SCRIPT, run_kg
 from rdflib import Graph
-from test_ontology import BROKEN, KG_TTL, SHAPES_TTL, needs_default_iri, valid_graph
+from rdflib.namespace import SH
+from test_ontology import BROKEN, GLUE, KG_TTL, LORA, SHAPES_TTL, ST, needs_default_iri, valid_graph
 
-from kg.store.validate import validate_graph
+from kg.rdf import KG
+from kg.store.validate import _sparql_suspects, validate_graph
 
 
 def _one_call(data: Graph) -> tuple[bool, str]:
@@ -46,6 +48,19 @@ def test_batches_find_what_one_call_finds(case: str) -> None:
     assert (report.conforms, _results(report.text)) == (conforms, _results(text)), report.text
     assert not report.conforms and expected in report.text
     assert report.text.splitlines()[-1].startswith("the graph does not conform to ontology/shapes.ttl: ")
+
+
+@needs_default_iri
+def test_the_sparql_constraint_is_asked_once_and_names_only_the_statements_to_check_with_it() -> None:
+    shapes = Graph().parse(SHAPES_TTL)
+    graph = valid_graph()
+    statement_shape = next(shapes.subjects(SH.sparql, None))
+    focus = [(statement_shape, [ST])]
+    assert _sparql_suspects(graph, shapes, focus) == {statement_shape: set()}
+    graph.remove((LORA, KG.evaluatedOn, GLUE))
+    assert _sparql_suspects(graph, shapes, focus) == {statement_shape: {ST}}
+    report = validate_graph(graph)
+    assert not report.conforms and "also asserted" in report.text and _results(report.text) == 1
 
 
 @needs_default_iri
