@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kg.errors import EntityNotFoundError
+from kg.errors import EntityNotFoundError, UsageError
 from kg.explore.phrases import plural
 from kg.namespace import expand_name, prefixed_name
 from kg.normalize import contains_words, fold
@@ -141,6 +141,8 @@ class LabelIndex:
         ------
         EntityNotFoundError
             When no entity has that name; the message suggests near misses.
+        UsageError
+            When ``name`` is blank.
 
         Examples
         --------
@@ -151,6 +153,8 @@ class LabelIndex:
         >>> choice.iri, choice.match, [other.iri for other in choice.others]
         ('e:nsl', 'folded', ['e:sl'])
         """
+        if not name.strip():
+            raise UsageError("name an entity: its label, an alias or its IRI (entity:...)")
         found = self._match(name)
         if found is None:
             raise EntityNotFoundError(name.strip(), suggestions=self.suggest(name))

@@ -115,11 +115,15 @@ def describe_report(store: Store, name: str, *, index: LabelIndex | None = None)
         When ``name`` names neither, with "did you mean".
     PaperNotFoundError
         When ``name`` is a paper's IRI that is not in the graph, or the start of several papers' ids.
+    UsageError
+        When ``name`` is blank.
     """
-    from kg.errors import EntityNotFoundError, PaperNotFoundError
+    from kg.errors import EntityNotFoundError, PaperNotFoundError, UsageError
     from kg.explore.describe import describe
     from kg.explore.papers import names_paper
 
+    if not name.strip():
+        raise UsageError("name an entity (its label, an alias or its IRI) or a paper (paper:ID, its id)")
     if names_paper(name):
         return paper_report(store, name)
     try:

@@ -9,7 +9,7 @@ import pytest
 from conftest import entity, run_kg
 
 import kg
-from kg.errors import EntityNotFoundError
+from kg.errors import EntityNotFoundError, UsageError
 from kg.explore.lookup import LabelIndex
 from kg.explore.projection import load_projection
 from kg.store import open_store
@@ -100,3 +100,17 @@ def test_a_name_no_entity_has_is_still_a_usage_error_with_suggestions(competing_
     done = run_kg("neighbors", "Scalling Law", "--store", str(competing_store))
     assert done.returncode == 2
     assert done.stderr == "kg: error: no entity named 'Scalling Law'; did you mean: Scaling Law?\n"
+
+
+def test_a_blank_name_asks_for_a_name(competing_store: Path) -> None:
+    entity = "kg: error: name an entity: its label, an alias or its IRI (entity:...)\n"
+    for args in (["neighbors", " "], ["related", ""], ["path", "", "Scaling Law"], ["viz", ""]):
+        done = run_kg(*args, "--store", str(competing_store))
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", entity), args
+    done = run_kg("describe", "", "--store", str(competing_store))
+    assert (done.returncode, done.stderr) == (
+        2,
+        "kg: error: name an entity (its label, an alias or its IRI) or a paper (paper:ID, its id)\n",
+    )
+    with pytest.raises(UsageError, match="name an entity"):
+        LabelIndex([("e:x", "X", (), 1)]).lookup("  ")
