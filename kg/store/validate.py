@@ -70,7 +70,7 @@ def validate_graph(data: Graph, progress: Progress | None = None, batch: int = B
     nodes = len({node for _, focus in targeted for node in focus})
     total = sum(len(focus) for _, focus in targeted)
     done, conforms, results, texts = 0, True, 0, []
-    for step_shapes, size in _steps(shapes, targeted, batch, _sparql_suspects(data, shapes, targeted)):
+    for step_shapes, size in _steps(shapes, targeted, batch, _sparql_suspects(data, shapes)):
         ok, graph, text = pyshacl.validate(
             data, shacl_graph=step_shapes, inference="none", inplace=True, allow_warnings=True
         )
@@ -94,8 +94,8 @@ def _steps(
     shapes: Graph, targeted: list[tuple[Node, list[Node]]], batch: int, suspects: dict[Node, set[Node]]
 ) -> Iterator[tuple[Graph, int]]:
     """Each step's shapes graph, and the number of focus nodes it checks; the ``suspects`` of a shape (the
-    nodes its SPARQL constraints may find in violation) are checked with those constraints, the rest of
-    its focus nodes without."""
+    nodes its SPARQL constraints find in violation) are checked with those constraints, the rest of its
+    focus nodes without."""
     if any(isinstance(node, BNode) for _, focus in targeted for node in focus):
         # a blank node cannot be named by sh:targetNode (never the case in a graph kg builds): one step
         yield shapes, sum(len(focus) for _, focus in targeted)
@@ -117,16 +117,14 @@ def _steps(
                 yield step, len(part)
 
 
-def _sparql_suspects(data: Graph, shapes: Graph, targeted: list[tuple[Node, list[Node]]]) -> dict[Node, set[Node]]:
+def _sparql_suspects(data: Graph, shapes: Graph) -> dict[Node, set[Node]]:
     """For each shape with SPARQL-based constraints, the nodes their ``SELECT`` returns as ``$this`` when run
-    over the whole graph: a superset of the focus nodes they find in violation when each is pre-bound."""
+    over the whole graph: of the shape's focus nodes, those and only those they find in violation when
+    each is pre-bound (SHACL keeps ``$this`` out of subqueries, ``MINUS``, ``VALUES`` and ``SERVICE``, so
+    pre-binding it is filtering on it)."""
     suspects: dict[Node, set[Node]] = {}
-    focus_of = dict(targeted)
     for shape, constraint in shapes.subject_objects(SH.sparql):
         select = shapes.value(constraint, SH.select)
-        if select is None:  # malformed (SHACL requires one); pySHACL checks it with every focus node
-            suspects.setdefault(shape, set()).update(focus_of.get(shape, ()))
-            continue
         prefixes = "".join(
             f"PREFIX {shapes.value(declared, SH.prefix)}: <{shapes.value(declared, SH.namespace)}>\n"
             for source in shapes.objects(constraint, SH.prefixes)

@@ -55,10 +55,9 @@ def test_the_sparql_constraint_is_asked_once_and_names_only_the_statements_to_ch
     shapes = Graph().parse(SHAPES_TTL)
     graph = valid_graph()
     statement_shape = next(shapes.subjects(SH.sparql, None))
-    focus = [(statement_shape, [ST])]
-    assert _sparql_suspects(graph, shapes, focus) == {statement_shape: set()}
+    assert _sparql_suspects(graph, shapes) == {statement_shape: set()}
     graph.remove((LORA, KG.evaluatedOn, GLUE))
-    assert _sparql_suspects(graph, shapes, focus) == {statement_shape: {ST}}
+    assert _sparql_suspects(graph, shapes) == {statement_shape: {ST}}
     report = validate_graph(graph)
     assert not report.conforms and "also asserted" in report.text and _results(report.text) == 1
 
