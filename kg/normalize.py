@@ -4,8 +4,8 @@ Examples
 --------
 >>> fold("The Vision-Transformers")
 'vision transformer'
->>> fold("LLMs")
-'llm'
+>>> fold("LLMs"), fold("PAWS"), fold("scaling laws")
+('llm', 'paws', 'scaling law')
 >>> fold("loss"), fold("social bias"), fold("policies"), fold("losses"), fold("robotics"), fold("biases")
 ('loss', 'social bias', 'policy', 'loss', 'robotics', 'bias')
 >>> entity_key("Adaptive Return-conditioned Policy")
@@ -24,6 +24,7 @@ import unicodedata
 _DASHES = re.compile(r"[\u2010-\u2015\u2212_-]")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 _SPACES = re.compile(r"\s+")
+_LAST_WORD = re.compile(r"(?<![^\W\d_])[A-Z][A-Z0-9]*S\W*$")  # a last word in capitals, ending in S
 _NOT_KEY = re.compile(r"[^\w+.#'-]")
 
 
@@ -43,12 +44,15 @@ def fold(text: str) -> str:
     >>> fold("Pre-training") == fold("pretraining"), fold("multi-modal") == fold("multimodal")
     (True, True)
     """
-    text = unicodedata.normalize("NFKC", plain_name(text)).lower().replace("\u2019", "'")
-    text = _JOINED_PREFIX.sub(r"\1", text)
+    text = unicodedata.normalize("NFKC", plain_name(text))
+    # A last word in capitals is an acronym ("PAWS", "GLUE"), not an English plural ("LLMs" is one).
+    acronym = _LAST_WORD.search(text) is not None
+    text = _JOINED_PREFIX.sub(r"\1", text.lower().replace("\u2019", "'"))
     text = _SPACES.sub(" ", _DASHES.sub(" ", text)).strip()
     text = _LEADING_ARTICLE.sub("", text)
     words = text.split(" ")
-    words[-1] = singular(words[-1])
+    if not acronym:
+        words[-1] = singular(words[-1])
     return " ".join(words)
 
 
@@ -121,7 +125,7 @@ def _plain(match: re.Match[str]) -> str:
     return ""
 
 
-_INVARIANT_ENDINGS = ("ss", "us", "is", "ics", "ias", "ies", "ous", "ws")
+_INVARIANT_ENDINGS = ("ss", "us", "is", "ics", "ias", "ies", "ous")
 _INVARIANT = frozenset({"series", "species", "news", "lens", "gas", "alias", "atlas", "canvas", "chaos"})
 
 

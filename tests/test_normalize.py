@@ -39,3 +39,26 @@ def test_tex_in_a_name_reads_as_what_it_typesets(written: str, plain: str) -> No
 @pytest.mark.parametrize("name", ["LoRA", "GPT-4", "text-to-image generation", "mathematical reasoning", "C++", "k-NN"])
 def test_a_name_without_tex_is_left_as_it_is(name: str) -> None:
     assert plain_name(name) is name
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [
+        ("scaling laws", "scaling law"),
+        ("normalizing flows", "normalizing flow"),
+        ("positive views", "positive view"),
+        ("LLMs", "LLM"),
+        ("GANs", "GAN"),
+        ("vision transformers", "Vision Transformer"),
+    ],
+)
+def test_a_plural_folds_as_its_singular(plural: str, singular: str) -> None:
+    assert fold(plural) == fold(singular)
+    assert entity_key(plural) == entity_key(singular)
+
+
+@pytest.mark.parametrize(
+    ("name", "folded"), [("PAWS", "paws"), ("HANS", "hans"), ("news", "news"), ("robotics", "robotics")]
+)
+def test_an_acronym_in_capitals_or_a_word_that_ends_in_s_is_not_a_plural(name: str, folded: str) -> None:
+    assert fold(name) == folded

@@ -5,7 +5,9 @@ Within a paper, extraction has already grouped the surface forms of a concept in
 papers:
 
 - entities with the same key, or whose labels fold alike (:func:`kg.normalize.fold`), are one
-  concept, so no two concepts share a folded label;
+  concept, so no two concepts share a folded label; so are labels that differ only in where words are
+  split ("CIFAR-10" and "CIFAR10", "ResNet-50" and "ResNet50", "Tiny ImageNet" and "TinyImageNet",
+  "trade-off" and "tradeoff"), which folding keeps apart so that keys stay readable;
 - an acronym the corpus defines for one concept only ("LoRA", an alias of "Low-Rank Adaptation")
   joins that concept wherever a paper uses it alone; an acronym defined for two concepts ("SAM":
   Segment Anything Model, Sharpness-Aware Minimization) joins neither, so a paper that uses it
@@ -55,8 +57,9 @@ from kg.extract.records import Entity
 from kg.namespace import ENTITY_TYPES
 from kg.normalize import entity_key, fold, plain_name
 
-# Names in one partition: an entity key, or a folded surface form.
-_KEY, _FORM = "key\u001f", "form\u001f"
+# Names in one partition: an entity key, a folded surface form, or one with no spaces or quotes left.
+_KEY, _FORM, _UNSPLIT = "key\u001f", "form\u001f", "unsplit\u001f"
+_SPLITS = str.maketrans("", "", " '\"")
 
 CATEGORY_WORDS = frozenset(
     {
@@ -119,6 +122,7 @@ class ConceptVotes:
         for key in sorted(votes):
             for label in votes[key].labels:
                 names.union(_KEY + key, _FORM + fold(label))
+                names.union(_KEY + key, _UNSPLIT + fold(label).translate(_SPLITS))
         definitions = _definitions(votes)
         spelling = _with_inline_definitions(votes, definitions, names)
         for name, concept in (*_spelled_out_joins(votes, spelling, names), *_category_joins(votes)):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 _PAREN = re.compile(r"\(([^()]{1,40})\)")
+_CLOSING_QUOTES = "'\"\u2019\u201d"
 
 
 def find_definitions(text: str, *, start: int = 0, end: int | None = None) -> list[tuple[int, int, int, int]]:
@@ -49,10 +50,12 @@ def find_definitions(text: str, *, start: int = 0, end: int | None = None) -> li
         if not window:
             continue
         window_start = window[0][0]
-        long_form = _best_long_form(short, text[window_start : paren.start()].rstrip())
+        # A closing quote is not part of the name: "'robust mean teacher' (RMT)".
+        before = text[window_start : paren.start()].rstrip().rstrip(_CLOSING_QUOTES).rstrip()
+        long_form = _best_long_form(short, before)
         if long_form is None:
             continue
-        long_end = window_start + len(text[window_start : paren.start()].rstrip())
+        long_end = window_start + len(before)
         long_start = long_end - len(long_form)
         found.append((short_start, short_start + len(short), long_start, long_end))
     return found

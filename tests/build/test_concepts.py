@@ -170,6 +170,29 @@ def test_labels_that_fold_alike_are_one_concept() -> None:
     assert concept.aliases == ("CoT",)
 
 
+def test_labels_that_differ_only_in_where_words_are_split_are_one_concept() -> None:
+    found = find_concepts(
+        {
+            "p1": [entity("cifar-10", "CIFAR-10", "Dataset"), entity("resnet50", "ResNet50")],
+            "p2": [entity("cifar-10", "CIFAR-10", "Dataset"), entity("resnet-50", "ResNet-50")],
+            "p3": [entity("cifar10", "CIFAR10", "Dataset"), entity("tiny-imagenet", "Tiny ImageNet", "Dataset")],
+            "p4": [entity("tinyimagenet", "TinyImageNet", "Dataset"), entity("tradeoff", "bias-variance tradeoff")],
+            "p5": [entity("trade-off", "bias-variance trade-off"), entity("mean-teacher", "robust mean teacher'")],
+            "p6": [entity("robust-mean-teacher", "robust mean teacher")],
+        }
+    )
+    assert found.key_of["cifar10"] == found.key_of["cifar-10"] == "cifar-10"
+    assert found.concepts["cifar-10"].aliases == ("CIFAR10",)  # the most used spelling is the label
+    for first, second in (("resnet50", "resnet-50"), ("tiny-imagenet", "tinyimagenet"), ("tradeoff", "trade-off")):
+        assert found.key_of[first] == found.key_of[second]
+    assert found.key_of["mean-teacher"] == found.key_of["robust-mean-teacher"]
+    assert len(found.concepts) == 5
+    # Only spaces, hyphens and quotes: a name with another character is another name.
+    apart = find_concepts({"p1": [entity("sam2act", "SAM2Act")], "p2": [entity("sam2act+", "SAM2Act+")]})
+    assert len(apart.concepts) == 2
+    assert len(find_concepts({"p1": [entity("c", "C")], "p2": [entity("c++", "C++")]}).concepts) == 2
+
+
 def test_the_type_is_the_majority_over_mentions_not_the_first_paper() -> None:
     papers = {
         "p1": [entity("accuracy", "accuracy", "Task")],

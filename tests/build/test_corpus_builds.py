@@ -120,6 +120,14 @@ def test_no_two_entities_of_the_seeds_graph_share_a_folded_label(seeds_store: Pa
     # A name with a trailing category word is the name without it, of the same type.
     assert {'"GLUE"', '"regularization"', '"domain shift"'} <= labels
     assert {'"GLUE benchmark"', '"regularization techniques"', '"domain shift problem"'} & labels == set()
+    # Names that differ only in where words are split are one: "CIFAR10", "ResNet50" and "TinyImageNet" are
+    # aliases; and no name keeps a stray closing quote.
+    unsplit: dict[str, set[str]] = {}
+    for entity, label in rows:
+        unsplit.setdefault(re.sub(r"[ '\"]", "", fold(label.strip('"'))), set()).add(entity)
+    assert {name: entities for name, entities in unsplit.items() if len(entities) > 1} == {}
+    assert {'"CIFAR-10"', '"ResNet-50"', '"Tiny ImageNet"', '"robust mean teacher"'} <= labels
+    assert {'"CIFAR10"', '"ResNet50"', '"TinyImageNet"', '"robust mean teacher\'"'} & labels == set()
 
 
 def test_no_name_of_the_seeds_graph_has_a_bracket_it_does_not_close(seeds_store: Path) -> None:

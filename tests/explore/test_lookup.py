@@ -47,7 +47,8 @@ def test_an_ambiguous_name_is_noted_with_the_others() -> None:
     index = LabelIndex([("e:a", "Scaling Law", (), 22), ("e:b", "scaling-law", (), 1), ("e:c", "scaling laws", (), 0)])
     choice = index.lookup("scaling law")
     assert choice.note() == (
-        "'scaling law' names 2 entities; using Scaling Law (<e:a>, 22 papers); others: scaling-law (<e:b>, 1 paper)"
+        "'scaling law' names 3 entities; using Scaling Law (<e:a>, 22 papers); others: scaling-law (<e:b>, 1 paper),"
+        " scaling laws (<e:c>, 0 papers)"
     )
 
 

@@ -52,6 +52,11 @@ def by_label(record):
             "Direct preference optimization (DPO; Rafailov et al.) is popular.",
             [("DPO", "Direct preference optimization")],
         ),
+        ("We propose 'robust mean teacher' (RMT) for this.", [("RMT", "robust mean teacher")]),
+        (
+            'On the \u201cSegment Anything Model\u201d (SAM) and "Low Rank Adaptation" (LoRA).',
+            [("SAM", "Segment Anything Model"), ("LoRA", "Low Rank Adaptation")],
+        ),
         ("Accuracy improves by 3 points (see Table 2).", []),
         ("We use a transformer (GPT) for this.", []),
     ],
