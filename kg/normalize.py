@@ -24,7 +24,7 @@ import unicodedata
 _DASHES = re.compile(r"[\u2010-\u2015\u2212_-]")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 _SPACES = re.compile(r"\s+")
-_LAST_WORD = re.compile(r"(?<![^\W\d_])[A-Z][A-Z0-9]*S\W*$")  # a last word in capitals, ending in S
+_ACRONYM_ENDING_IN_S = re.compile(r"(?<![^\W\d_])[A-Z][A-Z0-9]*S\W*$")  # the last word, in capitals
 _NOT_KEY = re.compile(r"[^\w+.#'-]")
 
 
@@ -45,8 +45,8 @@ def fold(text: str) -> str:
     (True, True)
     """
     text = unicodedata.normalize("NFKC", plain_name(text))
-    # A last word in capitals is an acronym ("PAWS", "GLUE"), not an English plural ("LLMs" is one).
-    acronym = _LAST_WORD.search(text) is not None
+    # A last word in capitals is an acronym ("PAWS", "HANS"), not an English plural ("LLMs" is one).
+    acronym = _ACRONYM_ENDING_IN_S.search(text) is not None
     text = _JOINED_PREFIX.sub(r"\1", text.lower().replace("\u2019", "'"))
     text = _SPACES.sub(" ", _DASHES.sub(" ", text)).strip()
     text = _LEADING_ARTICLE.sub("", text)
