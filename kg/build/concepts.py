@@ -120,9 +120,9 @@ class ConceptVotes:
         votes = self._votes
         names = _Partition()
         for key in sorted(votes):
-            for label in votes[key].labels:
-                names.union(_KEY + key, _FORM + fold(label))
-                names.union(_KEY + key, _UNSPLIT + fold(label).translate(_SPLITS))
+            for folded in {fold(label) for label in votes[key].labels}:
+                names.union(_KEY + key, _FORM + folded)
+                names.union(_KEY + key, _UNSPLIT + folded.translate(_SPLITS))
         definitions = _definitions(votes)
         spelling = _with_inline_definitions(votes, definitions, names)
         for name, concept in (*_spelled_out_joins(votes, spelling, names), *_category_joins(votes)):
