@@ -23,20 +23,24 @@ from kg.metrics import Prf
 SCORER = DEFAULT_GOLD.parent / "score.py"
 RESAMPLINGS = 1000  # of the annotated abstracts, for the intervals of the figures
 _NO_FALLBACK = {"fallback_threshold": 1.0}
-_NOTHING = {"skip_urls": False, "acronyms": False, "references": False, "vocabulary": False, **_NO_FALLBACK}
+_NOTHING = {
+    "skip_urls": False,
+    "skip_non_names": False,
+    "acronyms": False,
+    "references": False,
+    "vocabulary": False,
+    **_NO_FALLBACK,
+}
+_SKIPS = {**_NOTHING, "skip_urls": True, "skip_non_names": True}
+_ALL = {"skip_urls": True, "skip_non_names": True, "acronyms": True, "references": True}  # the model's fallback
 ABLATIONS = (
     ("model alone", _NOTHING),
     ("+ no span holding a web address", {**_NOTHING, "skip_urls": True}),
-    ("+ acronyms (Schwartz-Hearst)", {**_NOTHING, "skip_urls": True, "acronyms": True}),
-    (
-        "+ coreference to the proposed entity",
-        {**_NOTHING, "skip_urls": True, "acronyms": True, "references": True},
-    ),
-    (
-        "+ a contribution in every abstract",
-        {"skip_urls": True, "acronyms": True, "references": True, "vocabulary": False},
-    ),
-    ("+ vocabulary types (SKOS)", {"skip_urls": True, "acronyms": True, "references": True, "vocabulary": True}),
+    ("+ no citation key, venue or lone letter", _SKIPS),
+    ("+ acronyms (Schwartz-Hearst)", {**_SKIPS, "acronyms": True}),
+    ("+ coreference to the proposed entity", {**_SKIPS, "acronyms": True, "references": True}),
+    ("+ a contribution in every abstract", {**_ALL, "vocabulary": False}),
+    ("+ vocabulary types (SKOS)", {**_ALL, "vocabulary": True}),
 )
 
 

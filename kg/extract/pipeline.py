@@ -18,7 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from kg.errors import UsageError
-from kg.extract.model import resolve_model
+from kg.extract.model import load_pipeline, resolve_model
 from kg.extract.records import DocumentRecord, Entity, Mention, Relation, merge_records
 from kg.normalize import entity_key, fold
 
@@ -82,7 +82,6 @@ def build_pipeline(model: str | None = None, *, profile: str = "default", settin
     """
     if profile not in PROFILES:
         raise UsageError(f"unknown profile {profile!r}; choose one of: {', '.join(PROFILES)}")
-    import spacy
 
     if profile in ("default", "learned"):
         import kg.extract.learned.component
@@ -95,7 +94,7 @@ def build_pipeline(model: str | None = None, *, profile: str = "default", settin
     import kg.extract.components
     import kg.extract.relations
 
-    nlp = spacy.load(resolve_model(model), exclude=list(_EXCLUDED))
+    nlp = load_pipeline(model, exclude=tuple(_EXCLUDED))
     nlp.add_pipe("kg_acronyms")
     if profile == "scierc":
         # The SciERC benchmark scores the joint model itself: its spans are the entities and its

@@ -128,6 +128,10 @@ def test_no_two_entities_of_the_seeds_graph_share_a_folded_label(seeds_store: Pa
     assert {name: entities for name, entities in unsplit.items() if len(entities) > 1} == {}
     assert {'"CIFAR-10"', '"ResNet-50"', '"Tiny ImageNet"', '"robust mean teacher"'} <= labels
     assert {'"CIFAR10"', '"ResNet50"', '"TinyImageNet"', '"robust mean teacher\'"'} & labels == set()
+    # No citation key, venue, lone letter or LaTeX space is a name ("e.g.~BART" is BART).
+    assert {'"ostapenko2024towards"', '"ACL 2025"', '"D"', '"G"', '"e.g.~BART"'} & labels == set()
+    assert [label for label in labels if len(label.strip('"')) == 1 or "~" in label] == []
+    assert '"BART"' in labels
 
 
 def test_no_name_of_the_seeds_graph_has_a_bracket_it_does_not_close(seeds_store: Path) -> None:

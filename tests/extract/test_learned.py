@@ -82,11 +82,32 @@ def test_no_span_holding_a_web_address_is_an_entity() -> None:
     from kg.extract.learned.model import LearnedModel, Settings
 
     words = ["We", "propose", "RAV", ".", "Code", ":", "https://github.com/acme/RAV", "and", "www.rav.org/demo", "."]
-    # Every candidate kept where none overlaps a more confident one: only the web addresses are left out.
-    model = LearnedModel.load(settings=Settings(span_threshold=1.01))
+    # Every candidate kept where none overlaps a more confident one: only the web addresses are left out
+    # (lone characters, such as ":", are left out as names only where the other rule is on).
+    model = LearnedModel.load(settings=Settings(span_threshold=1.01, skip_non_names=False))
     (prediction,) = model.predict([(words, [(0, 4), (4, len(words))], [])])
     covered = {k for a, b, _, _ in prediction.spans for k in range(a, b)}
     assert covered == set(range(len(words))) - {6, 8}
+
+
+def test_a_citation_a_venue_and_a_lone_letter_are_no_entities() -> None:
+    from kg.extract.pipeline import Extractor
+    from kg.ingest import Document
+
+    text = (
+        "We train a generative model G and a discriminator D, following ostapenko2024towards and [ZRKB21]. "
+        "Our method, presented at ACL 2025, outperforms e.g.~BART on the GLUE benchmark."
+    )
+    document = Document(id="d", text=text, source="t:1")
+
+    def labels(settings: dict) -> set[str]:
+        return {e.label for e in next(Extractor(settings=settings).extract([document])).entities}
+
+    # The model alone takes the citation key and the venue for datasets.
+    assert {"ostapenko2024towards", "ACL 2025"} <= labels({"skip_non_names": False})
+    found = labels({})
+    assert {"BART", "GLUE"} <= found  # LaTeX's "~" separates "e.g." from the name
+    assert found & {"G", "D", "ostapenko2024towards", "ZRKB21", "ACL 2025", "e.g.~BART"} == set()
 
 
 @pytest.mark.parametrize(

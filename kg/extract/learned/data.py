@@ -80,11 +80,9 @@ class Example:
 
 def segmenter(model: str | None = None):
     """spaCy's tokenizer and sentence recognizer (``senter``) of the English pipeline, nothing else."""
-    import spacy
+    from kg.extract.model import load_pipeline
 
-    from kg.extract.model import resolve_model
-
-    nlp = spacy.load(resolve_model(model), exclude=list(UNUSED_COMPONENTS))
+    nlp = load_pipeline(model, exclude=tuple(UNUSED_COMPONENTS))
     if "senter" in nlp.disabled:
         nlp.enable_pipe("senter")
     return nlp

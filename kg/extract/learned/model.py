@@ -91,6 +91,9 @@ class Settings:
     references: bool = True  # relations of "our method" / "it" / "we" land on the proposed entity
     vocabulary: bool = False  # curated SKOS labels decide the type of a known name
     skip_urls: bool = True  # no span holding a web address is a candidate (GUIDELINES.md: skip URLs)
+    # Nor one holding a citation key, nor a venue and its year, nor a lone character (a variable):
+    # references and events, not entities, and never annotated as names.
+    skip_non_names: bool = True
 
 
 @dataclass
@@ -184,7 +187,8 @@ class LearnedModel:
                 *state,
                 sentences,
                 references,
-                url_words(words) if self.settings.skip_urls else frozenset(),
+                excluded_words(words, self.settings),
+                non_name_spans(words) if self.settings.skip_non_names else frozenset(),
                 bracket_depths(words),
             )
             for state, (words, sentences, references) in zip(encoded, documents)
@@ -283,7 +287,7 @@ class LearnedModel:
             _relu(representation @ h["rel.0.weight.T"] + h["rel.0.bias"]) @ h["rel.1.weight.T"] + h["rel.1.bias"]
         )
 
-    def _document(self, hidden, firsts, lasts, sentences, references, excluded, depths) -> DocumentPrediction:
+    def _document(self, hidden, firsts, lasts, sentences, references, excluded, vetoed, depths) -> DocumentPrediction:
         prediction = DocumentPrediction()
         if not len(firsts):
             return prediction
@@ -294,7 +298,9 @@ class LearnedModel:
             candidates.extend(
                 (begin + a, begin + b)
                 for a, b in candidate_spans(end - begin, self.max_width)
-                if excluded.isdisjoint(range(begin + a, begin + b)) and depths[begin + a] == depths[begin + b]
+                if excluded.isdisjoint(range(begin + a, begin + b))
+                and depths[begin + a] == depths[begin + b]
+                and (begin + a, begin + b) not in vetoed
             )
             bounds.append((start, len(candidates)))
         if not candidates:
@@ -384,6 +390,49 @@ def url_words(words: Sequence[str]) -> frozenset[int]:
     return frozenset(
         k for k, word in enumerate(words) if ("/" in word or word[:4].lower() == "www.") and like_url(word)
     )
+
+
+# BibTeX keys ("ostapenko2024towards": a name, a year, a word) and, in square brackets, alphabetic
+# citation labels ("[ZRKB21]").
+_CITATION_KEY = re.compile(r"[a-z]{2,}(?:19|20)\d\d[a-z]{3,}")
+_CITATION_LABEL = re.compile(r"[A-Z][A-Za-z+]{1,6}\d\d[a-z]?")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+VENUES = frozenset(
+    ("AAAI", "ACL", "AISTATS", "COLING", "COLT", "CVPR", "CoRL", "EACL", "ECCV", "EMNLP", "ICASSP", "ICCV", "ICLR")
+    + ("ICML", "ICRA", "IJCAI", "IROS", "Interspeech", "KDD", "NAACL", "NIPS", "NeurIPS", "RSS", "SIGIR", "UAI")
+    + ("WACV", "WWW")
+)
+
+
+def excluded_words(words: Sequence[str], settings: Settings) -> frozenset[int]:
+    """The words no candidate span may hold: web addresses and citation keys, as ``settings`` ask.
+
+    >>> words = ["see", "ostapenko2024towards", "and", "[", "ZRKB21", "]", "on", "https://x.org/a"]
+    >>> sorted(excluded_words(words, Settings())), sorted(excluded_words(words, Settings(skip_non_names=False)))
+    ([1, 4, 7], [7])
+    """
+    excluded = url_words(words) if settings.skip_urls else frozenset()
+    if settings.skip_non_names:
+        bracketed = {k for k in range(1, len(words) - 1) if words[k - 1] == "[" and words[k + 1] == "]"}
+        excluded |= {
+            k
+            for k, word in enumerate(words)
+            if _CITATION_KEY.fullmatch(word) or (k in bracketed and _CITATION_LABEL.fullmatch(word))
+        }
+    return excluded
+
+
+def non_name_spans(words: Sequence[str]) -> frozenset[tuple[int, int]]:
+    """Word spans that name no entity whatever their context: a lone character ("a dataset D") and a
+    venue with its year ("ACL 2025"; "NeurIPS 2022 cell segmentation challenge" is still a candidate).
+
+    >>> sorted(non_name_spans(["on", "D", "at", "ACL", "2025", "and", "COCO", "2017", "than", "G."]))
+    [(1, 2), (3, 5), (9, 10)]
+    """
+    # The tokenizer leaves a sentence's full stop on a capital ("G."), which a name does not keep.
+    spans = {(k, k + 1) for k, word in enumerate(words) if len(word.removesuffix(".")) == 1}
+    spans.update((k, k + 2) for k in range(len(words) - 1) if words[k] in VENUES and _YEAR.fullmatch(words[k + 1]))
+    return frozenset(spans)
 
 
 def document_chunks(
