@@ -49,7 +49,7 @@ def load_pipeline(name: str | None = None, *, exclude: tuple[str, ...] = ()):
     """The pipeline :func:`resolve_model` names, its tokenizer also splitting at a tilde between two
     non-space characters: LaTeX's non-breaking space ("e.g.~BART") separates words.
 
-    >>> [t.text for t in load_pipeline(exclude=("*",))("as e.g.~BART with ~10% and Fig.~3")]
+    >>> [t.text for t in load_pipeline().tokenizer("as e.g.~BART with ~10% and Fig.~3")]
     ['as', 'e.g.', '~', 'BART', 'with', '~10', '%', 'and', 'Fig.', '~', '3']
     """
     import spacy

@@ -187,8 +187,7 @@ class LearnedModel:
                 *state,
                 sentences,
                 references,
-                excluded_words(words, self.settings),
-                non_name_spans(words) if self.settings.skip_non_names else frozenset(),
+                *self._left_out(words),
                 bracket_depths(words),
             )
             for state, (words, sentences, references) in zip(encoded, documents)
@@ -286,6 +285,13 @@ class LearnedModel:
         return _softmax(
             _relu(representation @ h["rel.0.weight.T"] + h["rel.0.bias"]) @ h["rel.1.weight.T"] + h["rel.1.bias"]
         )
+
+    def _left_out(self, words: Sequence[str]) -> tuple[frozenset[int], frozenset[tuple[int, int]]]:
+        """The words no candidate span may hold, and the spans that are no candidates, as the settings ask."""
+        words_left_out = url_words(words) if self.settings.skip_urls else frozenset()
+        if not self.settings.skip_non_names:
+            return words_left_out, frozenset()
+        return words_left_out | citation_words(words), non_name_spans(words)
 
     def _document(self, hidden, firsts, lasts, sentences, references, excluded, vetoed, depths) -> DocumentPrediction:
         prediction = DocumentPrediction()
@@ -404,22 +410,18 @@ VENUES = frozenset(
 )
 
 
-def excluded_words(words: Sequence[str], settings: Settings) -> frozenset[int]:
-    """The words no candidate span may hold: web addresses and citation keys, as ``settings`` ask.
+def citation_words(words: Sequence[str]) -> frozenset[int]:
+    """The words that are citation keys: a BibTeX key, or an alphabetic label in square brackets.
 
-    >>> words = ["see", "ostapenko2024towards", "and", "[", "ZRKB21", "]", "on", "https://x.org/a"]
-    >>> sorted(excluded_words(words, Settings())), sorted(excluded_words(words, Settings(skip_non_names=False)))
-    ([1, 4, 7], [7])
+    >>> sorted(citation_words(["see", "ostapenko2024towards", "and", "[", "ZRKB21", "]", "or", "word2vec"]))
+    [1, 4]
     """
-    excluded = url_words(words) if settings.skip_urls else frozenset()
-    if settings.skip_non_names:
-        bracketed = {k for k in range(1, len(words) - 1) if words[k - 1] == "[" and words[k + 1] == "]"}
-        excluded |= {
-            k
-            for k, word in enumerate(words)
-            if _CITATION_KEY.fullmatch(word) or (k in bracketed and _CITATION_LABEL.fullmatch(word))
-        }
-    return excluded
+    bracketed = {k for k in range(1, len(words) - 1) if words[k - 1] == "[" and words[k + 1] == "]"}
+    return frozenset(
+        k
+        for k, word in enumerate(words)
+        if _CITATION_KEY.fullmatch(word) or (k in bracketed and _CITATION_LABEL.fullmatch(word))
+    )
 
 
 def non_name_spans(words: Sequence[str]) -> frozenset[tuple[int, int]]:
