@@ -293,7 +293,9 @@ class LearnedModel:
             return words_left_out, frozenset()
         return words_left_out | citation_words(words), non_name_spans(words)
 
-    def _document(self, hidden, firsts, lasts, sentences, references, excluded, vetoed, depths) -> DocumentPrediction:
+    def _document(
+        self, hidden, firsts, lasts, sentences, references, excluded, excluded_spans, depths
+    ) -> DocumentPrediction:
         prediction = DocumentPrediction()
         if not len(firsts):
             return prediction
@@ -306,7 +308,7 @@ class LearnedModel:
                 for a, b in candidate_spans(end - begin, self.max_width)
                 if excluded.isdisjoint(range(begin + a, begin + b))
                 and depths[begin + a] == depths[begin + b]
-                and (begin + a, begin + b) not in vetoed
+                and (begin + a, begin + b) not in excluded_spans
             )
             bounds.append((start, len(candidates)))
         if not candidates:
@@ -403,7 +405,7 @@ def url_words(words: Sequence[str]) -> frozenset[int]:
 _CITATION_KEY = re.compile(r"[a-z]{2,}(?:19|20)\d\d[a-z]{3,}")
 _CITATION_LABEL = re.compile(r"[A-Z][A-Za-z+]{1,6}\d\d[a-z]?")
 _YEAR = re.compile(r"(?:19|20)\d\d")
-VENUES = frozenset(
+_VENUES = frozenset(
     ("AAAI", "ACL", "AISTATS", "COLING", "COLT", "CVPR", "CoRL", "EACL", "ECCV", "EMNLP", "ICASSP", "ICCV", "ICLR")
     + ("ICML", "ICRA", "IJCAI", "IROS", "Interspeech", "KDD", "NAACL", "NIPS", "NeurIPS", "RSS", "SIGIR", "UAI")
     + ("WACV", "WWW")
@@ -433,7 +435,7 @@ def non_name_spans(words: Sequence[str]) -> frozenset[tuple[int, int]]:
     """
     # The tokenizer leaves a sentence's full stop on a capital ("G."), which a name does not keep.
     spans = {(k, k + 1) for k, word in enumerate(words) if len(word.removesuffix(".")) == 1}
-    spans.update((k, k + 2) for k in range(len(words) - 1) if words[k] in VENUES and _YEAR.fullmatch(words[k + 1]))
+    spans.update((k, k + 2) for k in range(len(words) - 1) if words[k] in _VENUES and _YEAR.fullmatch(words[k + 1]))
     return frozenset(spans)
 
 
