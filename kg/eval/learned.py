@@ -32,7 +32,8 @@ _NOTHING = {
     **_NO_FALLBACK,
 }
 _SKIPS = {**_NOTHING, "skip_urls": True, "skip_non_names": True}
-_ALL = {"skip_urls": True, "skip_non_names": True, "acronyms": True, "references": True}  # the model's fallback
+# No fallback threshold given: the model's own applies.
+_ALL = {"skip_urls": True, "skip_non_names": True, "acronyms": True, "references": True}
 ABLATIONS = (
     ("model alone", _NOTHING),
     ("+ no span holding a web address", {**_NOTHING, "skip_urls": True}),

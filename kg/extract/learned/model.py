@@ -91,8 +91,8 @@ class Settings:
     references: bool = True  # relations of "our method" / "it" / "we" land on the proposed entity
     vocabulary: bool = False  # curated SKOS labels decide the type of a known name
     skip_urls: bool = True  # no span holding a web address is a candidate (GUIDELINES.md: skip URLs)
-    # Nor one holding a citation key, nor a venue and its year, nor a lone character (a variable):
-    # references and events, not entities, and never annotated as names.
+    # Nor one holding a citation key, nor one that is only a venue and its year or a lone character (a
+    # variable): references, events and symbols, never annotated as names.
     skip_non_names: bool = True
 
 
