@@ -18,6 +18,9 @@ Examples
 []
 >>> find_definitions("for discriminators (e.g.~RoBERTa) and generation models (e.g.~BART)")
 []
+>>> text = "using the Abstraction and Reasoning Corpus (ARC) as a benchmark"
+>>> [(text[a:b], text[c:d]) for a, b, c, d in find_definitions(text)]
+[('ARC', 'Abstraction and Reasoning Corpus')]
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ import re
 
 _PAREN = re.compile(r"\(([^()]{1,40})\)")
 _CLOSING_QUOTES = "'\"\u2019\u201d"
+# Words a long form does not start with, though they may start with the short form's first letter: the
+# shortest match for "Abstraction and Reasoning Corpus (ARC)" would otherwise be "and Reasoning Corpus".
+_FUNCTION_WORDS = frozenset(("a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"))
 
 
 def find_definitions(text: str, *, start: int = 0, end: int | None = None) -> list[tuple[int, int, int, int]]:
@@ -93,6 +99,16 @@ def _words_before(text: str, floor: int, stop: int, *, limit: int) -> list[tuple
     return words[::-1]
 
 
+def _starts_name(text: str, i: int) -> bool:
+    """Whether ``text[i]`` begins a word that is no function word."""
+    if i > 0 and text[i - 1].isalnum():
+        return False
+    end = i
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[i:end] not in _FUNCTION_WORDS
+
+
 def _best_long_form(short: str, long: str) -> str | None:
     s, i = len(short) - 1, len(long) - 1
     while s >= 0:
@@ -100,8 +116,8 @@ def _best_long_form(short: str, long: str) -> str | None:
         if not ch.isalnum():
             s -= 1
             continue
-        # The short form's first character must start a word of the long form.
-        while i >= 0 and (long[i].lower() != ch or (s == 0 and i > 0 and long[i - 1].isalnum())):
+        # The short form's first character must start a word of the long form, other than a function word.
+        while i >= 0 and (long[i].lower() != ch or (s == 0 and not _starts_name(long, i))):
             i -= 1
         if i < 0:
             return None

@@ -132,6 +132,8 @@ def test_no_two_entities_of_the_seeds_graph_share_a_folded_label(seeds_store: Pa
     assert {'"ostapenko2024towards"', '"ACL 2025"', '"D"', '"G"', '"e.g.~BART"'} & labels == set()
     assert [label for label in labels if len(label.strip('"')) == 1 or "~" in label] == []
     assert '"BART"' in labels
+    # No acronym's long form starts with a function word ("and Reasoning Corpus" for ARC).
+    assert '"Abstraction and Reasoning Corpus"' in labels and '"and Reasoning Corpus"' not in labels
 
 
 def test_no_name_of_the_seeds_graph_has_a_bracket_it_does_not_close(seeds_store: Path) -> None:

@@ -59,6 +59,9 @@ def by_label(record):
         ),
         ("Accuracy improves by 3 points (see Table 2).", []),
         ("We use a transformer (GPT) for this.", []),
+        # A long form does not start with a function word, though "and" would be the shortest match.
+        ("using the Abstraction and Reasoning Corpus (ARC) as", [("ARC", "Abstraction and Reasoning Corpus")]),
+        ("Large models can do in-context learning (ICL) well.", [("ICL", "in-context learning")]),
     ],
 )
 def test_acronym_definitions(text: str, pairs) -> None:
