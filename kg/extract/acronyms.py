@@ -2,7 +2,8 @@
 
 ``long form (SHORT)``: the short form is 2-10 characters with a letter, at most two
 words; the long form is the shortest stretch of the preceding words whose characters
-cover the short form's letters right to left, its first letter starting a word.
+cover the short form's letters right to left, its first letter starting a word that is
+not a function word ("and", "of", ...).
 
 Examples
 --------
